@@ -1,0 +1,5 @@
+/**
+ * The typed map of every request/reply subject and work queue, grouped by the service that
+ * handles it. Each group lives in its own file; this one gathers them.
+ */
+export * from './gateway-subjects.js';

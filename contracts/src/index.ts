@@ -1,0 +1,4 @@
+export * from './problem.js';
+export * from './bus/message-spec.js';
+export * from './bus/event-subjects.js';
+export * from './bus/subjects.js';

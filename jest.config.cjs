@@ -1,0 +1,27 @@
+// One jest config for the whole workspace. The test tier is in the file name
+// (*.unit.spec.ts, *.int.spec.ts, *.e2e.spec.ts); scripts/run-tests.sh picks tiers.
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  // Resolve @weft/* packages to their TypeScript sources, so tests need no build.
+  testEnvironmentOptions: { customExportConditions: ['weft-source', 'node', 'require', 'default'] },
+  roots: ['<rootDir>/contracts', '<rootDir>/libs', '<rootDir>/services'],
+  testMatch: ['**/test/**/*.spec.ts'],
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
+  // Sources import siblings as './x.js' (NodeNext); jest resolves the .ts file.
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: {
+    '^.+\\.ts$': [
+      '@swc/jest',
+      {
+        jsc: {
+          parser: { syntax: 'typescript', decorators: true },
+          transform: { legacyDecorator: true, decoratorMetadata: true },
+          target: 'es2023',
+        },
+        module: { type: 'commonjs' },
+      },
+    ],
+  },
+  testTimeout: 30000,
+};

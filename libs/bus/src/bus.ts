@@ -1,0 +1,87 @@
+import type { RequestSpec, WorkQueueSpec } from '@weft/contracts';
+
+/**
+ * The bus port: NATS in distributed mode, an in-memory transport with the same contract when
+ * embedded. Request handlers answer or throw a ProblemError, which reaches the caller as the same
+ * ProblemError. Trace context and correlation ids travel in headers.
+ */
+
+/** Who is acting: filled by the gateway from the API key, trusted by every service. */
+export interface Actor {
+  organizationId: string;
+  userId: string;
+  userName: string;
+  apiKeyId?: string;
+  /** System keys act across organizations. */
+  system: boolean;
+  /** When set, the key may only touch these processes. */
+  processIds?: string[];
+}
+
+export interface MessageContext {
+  headers: Record<string, string>;
+  actor?: Actor;
+  correlationId?: string;
+  /** W3C traceparent of the sender. */
+  traceparent?: string;
+}
+
+export interface SendOptions {
+  headers?: Record<string, string>;
+  actor?: Actor;
+  correlationId?: string;
+  timeoutMs?: number;
+}
+
+export interface Subscription {
+  unsubscribe(): Promise<void>;
+}
+
+export interface WorkMessage<P> {
+  payload: P;
+  context: MessageContext;
+  /** 1 on first delivery. */
+  deliveryCount: number;
+}
+
+export interface ConsumeOptions {
+  /** Durable consumer name; consumers with the same name share the work. */
+  durable: string;
+  concurrency?: number;
+  /** Redelivered when not acked within this time. */
+  ackWaitMs?: number;
+  maxDeliver?: number;
+}
+
+export interface PublishedEvent {
+  subject: string;
+  payload: unknown;
+  headers: Record<string, string>;
+  /** Stream sequence of the message. */
+  sequence: number;
+}
+
+export interface Bus {
+  request<Req, Res>(spec: RequestSpec<Req, Res>, payload: Req, options?: SendOptions): Promise<Res>;
+  serve<Req, Res>(
+    spec: RequestSpec<Req, Res>,
+    handler: (payload: Req, context: MessageContext) => Promise<Res>,
+  ): Promise<Subscription>;
+  /** Publish to a JetStream stream; `msgId` deduplicates (Nats-Msg-Id). */
+  publish(subject: string, payload: unknown, options: SendOptions & { msgId: string }): Promise<void>;
+  /** Durable subscription to published events (wildcards allowed); resolve to ack. */
+  subscribe(
+    filter: string,
+    options: { durable: string },
+    handler: (event: PublishedEvent) => Promise<void>,
+  ): Promise<Subscription>;
+  enqueue<P>(spec: WorkQueueSpec<P>, payload: P, options?: SendOptions & { msgId?: string }): Promise<void>;
+  /** Resolve to ack; throw to have the message redelivered later. */
+  consume<P>(
+    spec: WorkQueueSpec<P>,
+    options: ConsumeOptions,
+    handler: (message: WorkMessage<P>) => Promise<void>,
+  ): Promise<Subscription>;
+  isReady(): Promise<boolean>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,84 @@
+import { resolve } from 'node:path';
+
+/**
+ * All configuration comes from WEFT_* environment variables (DESIGN.md, "Fixed decisions").
+ * Embedded mode is chosen when no database / NATS URL is given.
+ */
+export interface WeftConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** PostgreSQL URL; absent means PGlite in `dataDir`. */
+  databaseUrl?: string;
+  /** NATS URL; absent means the in-memory bus. */
+  natsUrl?: string;
+  bootstrapApiKey?: string;
+  secretKey?: string;
+  /** Largest accepted HTTP body, in bytes. */
+  bodyLimitBytes: number;
+  outboundBlockPrivate: boolean;
+  s3?: { endpoint?: string; region: string; bucket: string; accessKeyId?: string; secretAccessKey?: string };
+  providers: {
+    gmailApiUrl?: string;
+    graphApiUrl?: string;
+    googleTokenUrl?: string;
+    microsoftTokenUrl?: string;
+  };
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const optional = (env: NodeJS.ProcessEnv, name: string): string | undefined => {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+};
+
+const integer = (env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number => {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+};
+
+const flag = (env: NodeJS.ProcessEnv, name: string): boolean => {
+  const raw = optional(env, name)?.toLowerCase();
+  if (raw === undefined) return false;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+};
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
+  const bucket = optional(env, 'WEFT_S3_BUCKET');
+  return {
+    port: integer(env, 'WEFT_PORT', 8080, 0, 65535),
+    host: optional(env, 'WEFT_HOST') ?? '127.0.0.1',
+    dataDir: resolve(optional(env, 'WEFT_DATA_DIR') ?? './.weft'),
+    databaseUrl: optional(env, 'WEFT_DATABASE_URL'),
+    natsUrl: optional(env, 'WEFT_NATS_URL'),
+    bootstrapApiKey: optional(env, 'WEFT_BOOTSTRAP_API_KEY'),
+    secretKey: optional(env, 'WEFT_SECRET_KEY'),
+    bodyLimitBytes: integer(env, 'WEFT_BODY_LIMIT_BYTES', 5 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    outboundBlockPrivate: flag(env, 'WEFT_OUTBOUND_BLOCK_PRIVATE'),
+    s3: bucket
+      ? {
+          endpoint: optional(env, 'WEFT_S3_ENDPOINT'),
+          region: optional(env, 'WEFT_S3_REGION') ?? 'us-east-1',
+          bucket,
+          accessKeyId: optional(env, 'WEFT_S3_ACCESS_KEY_ID'),
+          secretAccessKey: optional(env, 'WEFT_S3_SECRET_ACCESS_KEY'),
+        }
+      : undefined,
+    providers: {
+      gmailApiUrl: optional(env, 'WEFT_GMAIL_API_URL'),
+      graphApiUrl: optional(env, 'WEFT_GRAPH_API_URL'),
+      googleTokenUrl: optional(env, 'WEFT_GOOGLE_TOKEN_URL'),
+      microsoftTokenUrl: optional(env, 'WEFT_MICROSOFT_TOKEN_URL'),
+    },
+  };
+}

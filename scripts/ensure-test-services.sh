@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Source this: sets WEFT_TEST_DATABASE_URL and WEFT_TEST_NATS_URL. When they are not given,
+# uses PostgreSQL and nats-server on loopback, installing (apt) and starting them when missing.
+set -u
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+wait_port() { for _ in $(seq 1 60); do port_open "$1" && return 0; sleep 0.5; done; return 1; }
+apt_install() {
+  [ "$(id -u)" = 0 ] || { echo "weft: $* missing and not root; install it or set the WEFT_TEST_* URL" >&2; return 1; }
+  [ -n "${WEFT_APT_UPDATED:-}" ] || { apt-get update -qq >&2; export WEFT_APT_UPDATED=1; }
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2
+}
+
+if [ -z "${WEFT_TEST_DATABASE_URL:-}" ]; then
+  if ! port_open 5432; then
+    command -v pg_ctlcluster >/dev/null || apt_install postgresql
+    ver=$(ls /etc/postgresql | sort -n | tail -1)
+    pg_ctlcluster --skip-systemctl-redirect "$ver" main start >&2 || true
+    wait_port 5432 || { echo "weft: PostgreSQL did not start" >&2; exit 1; }
+  fi
+  psql_admin() { psql -h 127.0.0.1 -U postgres -d postgres -tAc "$1" 2>/dev/null || su postgres -c "psql -d postgres -tAc \"$1\""; }
+  if [ "$(psql_admin "SELECT 1 FROM pg_database WHERE datname='weft_test'")" != "1" ]; then
+    psql_admin "CREATE DATABASE weft_test" >/dev/null
+  fi
+  export WEFT_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:5432/weft_test"
+fi
+
+if [ -z "${WEFT_TEST_NATS_URL:-}" ]; then
+  if ! port_open 4222; then
+    command -v nats-server >/dev/null || apt_install nats-server
+    mkdir -p /tmp/weft-nats
+    nohup nats-server -js -a 127.0.0.1 -p 4222 -sd /tmp/weft-nats >/tmp/weft-nats/server.log 2>&1 &
+    wait_port 4222 || { echo "weft: nats-server did not start" >&2; exit 1; }
+  fi
+  export WEFT_TEST_NATS_URL="nats://127.0.0.1:4222"
+fi
