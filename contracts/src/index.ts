@@ -2,3 +2,5 @@ export * from './problem.js';
 export * from './bus/message-spec.js';
 export * from './bus/event-subjects.js';
 export * from './bus/subjects.js';
+export * from './http/http-route.js';
+export * from './http/routes.js';
