@@ -3,3 +3,4 @@
  * handles it. Each group lives in its own file; this one gathers them.
  */
 export * from './gateway-subjects.js';
+export * from './catalog-internal-subjects.js';
