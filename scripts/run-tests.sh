@@ -4,6 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tier="${1:-all}"; shift || true
+# Optional second argument: a path regex that narrows the tier (e.g. libs/event-store).
+filter=''
+if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then filter="$1"; shift; fi
+[ "${1:-}" = "--" ] && shift
 case "$tier" in
   unit) pattern='\.unit\.spec\.ts$' ;;
   int) pattern='\.int\.spec\.ts$' ;;
@@ -11,9 +15,10 @@ case "$tier" in
   all) pattern='\.spec\.ts$' ;;
   *) echo "usage: run-tests.sh unit|int|e2e|all [jest args]" >&2; exit 2 ;;
 esac
+[ -n "$filter" ] && pattern="${filter}.*${pattern}"
 if [ "$tier" != unit ]; then source scripts/ensure-test-services.sh; fi
 mkdir -p .test-tmp
-report=".test-tmp/jest-$tier.json"
+report=".test-tmp/jest-$tier-$$.json"
 status=0
 NODE_OPTIONS="--experimental-vm-modules --no-warnings ${NODE_OPTIONS:-}" \
   node node_modules/jest/bin/jest.js --testPathPatterns "$pattern" --json --outputFile "$report" "$@" || status=$?

@@ -5,3 +5,8 @@ export * from './bus/event-subjects.js';
 export * from './bus/subjects.js';
 export * from './http/http-route.js';
 export * from './http/routes.js';
+export * from './http/gateway-schemas.js';
+export * from './events/gateway/organization-events.schema.js';
+export * from './validation/schema-validator.js';
+export * from './engine/index.js';
+export * from './http/paging.js';

@@ -4,3 +4,4 @@
  */
 export * from './gateway-subjects.js';
 export * from './catalog-internal-subjects.js';
+export * from './engine-subjects.js';

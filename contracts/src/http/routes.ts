@@ -1,7 +1,10 @@
+import { engineRoutes } from './engine-routes.js';
 import type { HttpRoute } from './http-route.js';
 
 /**
  * Every public HTTP route, gathered from each service's route file. The gateway serves exactly
  * these (plus its own organization and API key routes).
  */
-export const serviceRoutes: HttpRoute[] = [];
+export const serviceRoutes: HttpRoute[] = [
+  ...engineRoutes,
+];

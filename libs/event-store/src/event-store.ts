@@ -22,6 +22,8 @@ export interface NewEvent<Type extends string = string, Data = unknown> {
   metadata?: EventMetadata;
   /** Optional caller-chosen id (UUID); generated when absent. */
   eventId?: string;
+  /** Schema version of `data`; 1 when absent. */
+  schemaVersion?: number;
 }
 
 export interface StoredEvent<Type extends string = string, Data = unknown> {
@@ -32,7 +34,7 @@ export interface StoredEvent<Type extends string = string, Data = unknown> {
   /** Global, gap-free order of commits as subscribers see it. */
   position: number;
   type: Type;
-  /** Schema version of `data` as stored; upcasters lift it to the current one on read. */
+  /** Schema version of `data` as returned: upcasters lift the stored version to the current one on read. */
   schemaVersion: number;
   data: Data;
   metadata: EventMetadata;
@@ -80,6 +82,35 @@ export interface AppendResult {
   events: StoredEvent[];
 }
 
+/** One stream's part of a multi-stream append (`appendMany`). */
+export interface StreamAppend {
+  streamId: string;
+  events: NewEvent[];
+  expectedVersion?: ExpectedVersion;
+}
+
+/** Per event type, per stored schema version: lifts `data` one version up (v -> v + 1). */
+export type Upcasters = Record<string, Record<number, (data: any) => unknown>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+export interface SubscribeOptions {
+  /** Only these event types reach the handler (the checkpoint still moves past the others). */
+  eventTypes?: readonly string[];
+  /** Events read and handled before the checkpoint is stored; default 100. */
+  batchSize?: number;
+  /** Polling interval when caught up; default 500 ms (appends in this process wake it at once). */
+  pollMs?: number;
+  /** Called when the handler throws; the failed event is retried after `pollMs`. */
+  onError?: (error: unknown, event: StoredEvent) => void;
+}
+
+export interface SubscriptionHandle {
+  readonly name: string;
+  /** Resolves once the current batch is done and the loop has ended. */
+  stop(): Promise<void>;
+  /** Resolves when the checkpoint has reached `position` (for tests and graceful hand-overs). */
+  waitForPosition(position: number): Promise<void>;
+}
+
 export interface ReadAllOptions {
   fromPosition?: number; // exclusive
   limit?: number;
@@ -96,4 +127,18 @@ export interface EventStore {
   streamVersion(streamId: string): Promise<number>;
   /** Register inline projections; they run in the transaction of every later append. */
   registerProjections(projections: readonly Projection[]): void;
+  /** Appends to several streams in one transaction (all or nothing), in the order given. */
+  appendMany(batch: readonly StreamAppend[]): Promise<AppendResult[]>;
+  /** Register upcasters; every read path applies them. */
+  registerUpcasters(upcasters: Upcasters): void;
+  /**
+   * Durable catch-up subscription: resumes after the stored checkpoint of `name`, hands every
+   * event to `handler` once and in position order, stores the checkpoint after each batch.
+   * At-least-once: a crash between handling and storing the checkpoint redelivers that batch.
+   */
+  subscribe(
+    name: string,
+    handler: (event: StoredEvent) => Promise<void>,
+    options?: SubscribeOptions,
+  ): SubscriptionHandle;
 }

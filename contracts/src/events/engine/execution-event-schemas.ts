@@ -1,0 +1,127 @@
+import type { JsonSchema } from '../../http/http-route.js';
+import type { ExecutionEventType } from './execution-events.js';
+
+/** JSON Schema of each execution event's `data`, schema version 1 (subscribers validate with these). */
+const id = { type: 'string', minLength: 1 } as const;
+const time = { type: 'string', format: 'date-time' } as const;
+const str = { type: 'string' } as const;
+const nullableStr = { type: ['string', 'null'] } as const;
+const count = { type: 'integer', minimum: 0 } as const;
+const iteration = {
+  type: 'array',
+  items: { type: 'object', required: ['loopNodeId', 'index'], properties: { loopNodeId: id, index: count } },
+} as const;
+
+const event = (required: string[], properties: Record<string, unknown>): JsonSchema => ({
+  type: 'object',
+  required: ['executionId', ...required],
+  properties: { executionId: id, ...properties },
+});
+
+export const executionEventSchemas: Record<ExecutionEventType, { schemaVersion: 1; schema: JsonSchema }> = {
+  ExecutionStarted: {
+    schemaVersion: 1,
+    schema: event(
+      ['processId', 'organizationId', 'triggerNodeId', 'inputData', 'graphSnapshot', 'startedAt', 'timeoutSeconds'],
+      {
+        processId: id,
+        organizationId: id,
+        processRevision: count,
+        triggerNodeId: id,
+        inputData: {},
+        graphSnapshot: { type: 'object', required: ['nodes', 'edges'] },
+        triggeredByUserId: nullableStr,
+        source: str,
+        timeoutSeconds: { type: 'number', exclusiveMinimum: 0 },
+        maxRetries: count,
+        errorWebhookUrl: nullableStr,
+        startedAt: time,
+      },
+    ),
+  },
+  NodeStarted: {
+    schemaVersion: 1,
+    schema: event(['nodeId', 'nodeName', 'nodeType', 'startedAt'], {
+      nodeId: id,
+      nodeName: str,
+      nodeType: str,
+      inputData: {},
+      attempt: { type: 'integer', minimum: 1 },
+      startedAt: time,
+      iteration,
+    }),
+  },
+  NodeCompleted: {
+    schemaVersion: 1,
+    schema: event(['nodeId', 'handles', 'completedAt', 'durationMs'], {
+      nodeId: id,
+      outputData: {},
+      handles: { type: 'array', items: str },
+      completedAt: time,
+      durationMs: count,
+      iteration,
+    }),
+  },
+  NodeFailed: {
+    schemaVersion: 1,
+    schema: event(['nodeId', 'error', 'completedAt'], {
+      nodeId: id,
+      error: str,
+      completedAt: time,
+      durationMs: count,
+      iteration,
+    }),
+  },
+  NodeSkipped: {
+    schemaVersion: 1,
+    schema: event(['nodeId', 'skippedAt'], { nodeId: id, nodeName: str, nodeType: str, skippedAt: time }),
+  },
+  ExecutionRetryScheduled: {
+    schemaVersion: 1,
+    schema: event(['attempt', 'failedNodeId', 'error', 'retryAt'], {
+      attempt: { type: 'integer', minimum: 2 },
+      failedNodeId: id,
+      error: str,
+      retryAt: time,
+    }),
+  },
+  ExecutionCompleted: {
+    schemaVersion: 1,
+    schema: event(['outputData', 'completedAt', 'durationSeconds'], {
+      outputData: { type: 'object' },
+      completedAt: time,
+      durationSeconds: { type: 'number', minimum: 0 },
+    }),
+  },
+  ExecutionFailed: {
+    schemaVersion: 1,
+    schema: event(['errorMessage', 'completedAt'], {
+      errorMessage: str,
+      failedNode: {
+        anyOf: [
+          { type: 'null' },
+          { type: 'object', required: ['id', 'name', 'type', 'error'], properties: { id, name: str, type: str, error: str } },
+        ],
+      },
+      attempt: { type: 'integer', minimum: 1 },
+      completedAt: time,
+      durationSeconds: { type: 'number', minimum: 0 },
+    }),
+  },
+  ExecutionTimedOut: {
+    schemaVersion: 1,
+    schema: event(['errorMessage', 'completedAt'], {
+      errorMessage: str,
+      completedAt: time,
+      durationSeconds: { type: 'number', minimum: 0 },
+    }),
+  },
+  ExecutionCancelled: {
+    schemaVersion: 1,
+    schema: event(['completedAt'], {
+      cancelledByUserId: nullableStr,
+      completedAt: time,
+      durationSeconds: { type: 'number', minimum: 0 },
+    }),
+  },
+};

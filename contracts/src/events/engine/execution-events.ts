@@ -1,0 +1,146 @@
+import type { GraphSnapshot } from '../../engine/execution-record.js';
+
+/**
+ * Events of the execution aggregate (stream `execution-<executionId>`), schema version 1.
+ * Stored by the engine and published on weft.events.execution.<org>.<process>.<type>.
+ */
+export const EXECUTION_EVENT_SCHEMA_VERSION = 1;
+
+/** Where a node ran inside loop bodies: one entry per enclosing loop, outermost first. */
+export type IterationPath = { loopNodeId: string; index: number }[];
+
+export interface ExecutionStartedData {
+  executionId: string;
+  processId: string;
+  organizationId: string;
+  processRevision: number;
+  triggerNodeId: string;
+  inputData: unknown;
+  graphSnapshot: GraphSnapshot;
+  triggeredByUserId: string | null;
+  source: string;
+  timeoutSeconds: number;
+  maxRetries: number;
+  errorWebhookUrl: string | null;
+  startedAt: string;
+}
+
+export interface NodeStartedData {
+  executionId: string;
+  nodeId: string;
+  nodeName: string;
+  nodeType: string;
+  inputData: unknown;
+  attempt: number;
+  startedAt: string;
+  iteration?: IterationPath;
+}
+
+export interface NodeCompletedData {
+  executionId: string;
+  nodeId: string;
+  outputData: unknown;
+  /** Output handles that fired; children on other handles are skipped. */
+  handles: string[];
+  completedAt: string;
+  durationMs: number;
+  iteration?: IterationPath;
+}
+
+export interface NodeFailedData {
+  executionId: string;
+  nodeId: string;
+  error: string;
+  completedAt: string;
+  durationMs: number;
+  iteration?: IterationPath;
+}
+
+export interface NodeSkippedData {
+  executionId: string;
+  nodeId: string;
+  nodeName: string;
+  nodeType: string;
+  skippedAt: string;
+}
+
+export interface ExecutionRetryScheduledData {
+  executionId: string;
+  /** The attempt that will run next (2 for the first retry). */
+  attempt: number;
+  failedNodeId: string;
+  error: string;
+  retryAt: string;
+}
+
+export interface ExecutionCompletedData {
+  executionId: string;
+  outputData: Record<string, unknown>;
+  completedAt: string;
+  durationSeconds: number;
+}
+
+export interface FailedNodeInfo {
+  id: string;
+  name: string;
+  type: string;
+  error: string;
+}
+
+export interface ExecutionFailedData {
+  executionId: string;
+  errorMessage: string;
+  failedNode: FailedNodeInfo | null;
+  attempt: number;
+  completedAt: string;
+  durationSeconds: number;
+}
+
+export interface ExecutionTimedOutData {
+  executionId: string;
+  errorMessage: string;
+  completedAt: string;
+  durationSeconds: number;
+}
+
+export interface ExecutionCancelledData {
+  executionId: string;
+  cancelledByUserId: string | null;
+  completedAt: string;
+  durationSeconds: number;
+}
+
+export type ExecutionEvent =
+  | { type: 'ExecutionStarted'; data: ExecutionStartedData }
+  | { type: 'NodeStarted'; data: NodeStartedData }
+  | { type: 'NodeCompleted'; data: NodeCompletedData }
+  | { type: 'NodeFailed'; data: NodeFailedData }
+  | { type: 'NodeSkipped'; data: NodeSkippedData }
+  | { type: 'ExecutionRetryScheduled'; data: ExecutionRetryScheduledData }
+  | { type: 'ExecutionCompleted'; data: ExecutionCompletedData }
+  | { type: 'ExecutionFailed'; data: ExecutionFailedData }
+  | { type: 'ExecutionTimedOut'; data: ExecutionTimedOutData }
+  | { type: 'ExecutionCancelled'; data: ExecutionCancelledData };
+
+export type ExecutionEventType = ExecutionEvent['type'];
+
+export const EXECUTION_EVENT_TYPES: readonly ExecutionEventType[] = [
+  'ExecutionStarted',
+  'NodeStarted',
+  'NodeCompleted',
+  'NodeFailed',
+  'NodeSkipped',
+  'ExecutionRetryScheduled',
+  'ExecutionCompleted',
+  'ExecutionFailed',
+  'ExecutionTimedOut',
+  'ExecutionCancelled',
+];
+
+/** Events after which the execution no longer runs. */
+export const TERMINAL_EXECUTION_EVENTS: readonly ExecutionEventType[] = [
+  'ExecutionCompleted',
+  'ExecutionFailed',
+  'ExecutionTimedOut',
+  'ExecutionCancelled',
+];

@@ -1,0 +1,2 @@
+export * from './execution-events.js';
+export * from './execution-event-schemas.js';

@@ -1,0 +1,47 @@
+import { sql } from 'kysely';
+import type { Migration } from './migrate.js';
+
+export const EVENT_STORE_MIGRATIONS_TABLE = 'event_store_migrations';
+
+/** The event store's own tables; the same SQL runs on PostgreSQL 15 and PGlite. */
+export const eventStoreMigrations: readonly Migration[] = [
+  {
+    name: '0001-events',
+    async up(db) {
+      await sql`
+        CREATE TABLE events (
+          position bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+          stream_id text NOT NULL,
+          stream_version integer NOT NULL,
+          event_id uuid NOT NULL UNIQUE,
+          type text NOT NULL,
+          schema_version integer NOT NULL DEFAULT 1,
+          data jsonb NOT NULL,
+          metadata jsonb NOT NULL DEFAULT '{}'::jsonb,
+          recorded_at timestamptz NOT NULL DEFAULT now(),
+          transaction_id xid8 NOT NULL DEFAULT pg_current_xact_id(),
+          UNIQUE (stream_id, stream_version)
+        )`.execute(db);
+      // Type-filtered catch-up reads (subscriptions, projection rebuilds).
+      await sql`CREATE INDEX events_type_position ON events (type, position)`.execute(db);
+    },
+  },
+  {
+    name: '0002-checkpoints',
+    async up(db) {
+      await sql`
+        CREATE TABLE subscription_checkpoints (
+          name text PRIMARY KEY,
+          position bigint NOT NULL,
+          updated_at timestamptz NOT NULL DEFAULT now()
+        )`.execute(db);
+      // Async projections store their checkpoint in the transaction that updates their tables.
+      await sql`
+        CREATE TABLE projection_checkpoints (
+          name text PRIMARY KEY,
+          position bigint NOT NULL,
+          updated_at timestamptz NOT NULL DEFAULT now()
+        )`.execute(db);
+    },
+  },
+];

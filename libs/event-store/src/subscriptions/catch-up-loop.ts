@@ -1,0 +1,107 @@
+import type { StoredEvent } from '../event-store.js';
+import type { PostgresEventStore } from '../adapters/postgres/postgres-event-store.js';
+
+export interface CatchUpLoopConfig {
+  store: PostgresEventStore;
+  eventTypes?: readonly string[];
+  batchSize: number;
+  pollMs: number;
+  /** Position already handled; read at start and again after every failure. */
+  loadCheckpoint(): Promise<number>;
+  /**
+   * Handles `events` (every matching event in (checkpoint, reached]) and stores `reached` as the
+   * checkpoint. Throwing makes the loop wait `pollMs`, reload the checkpoint and retry.
+   */
+  handleBatch(events: StoredEvent[], reached: number): Promise<void>;
+  onError?(error: unknown): void;
+}
+
+/**
+ * The loop behind subscriptions, async projections and the outbox relay: read a batch after the
+ * checkpoint, hand it over, repeat; when caught up, sleep until an append or `pollMs`.
+ */
+export class CatchUpLoop {
+  private reached = 0;
+  private readonly stopping = new AbortController();
+  private readonly positionWaiters: { position: number; resolve: () => void }[] = [];
+  private running: Promise<void> | undefined;
+
+  constructor(private readonly config: CatchUpLoopConfig) {}
+
+  /** Position handled so far. */
+  get position(): number {
+    return this.reached;
+  }
+
+  start(): void {
+    this.running ??= this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.running;
+  }
+
+  waitForPosition(position: number): Promise<void> {
+    if (this.reached >= position) return Promise.resolve();
+    return new Promise((resolve) => this.positionWaiters.push({ position, resolve }));
+  }
+
+  private async run(): Promise<void> {
+    const { store, batchSize, pollMs } = this.config;
+    let loaded = false;
+    while (!this.stopping.signal.aborted) {
+      try {
+        if (!loaded) {
+          this.advance(await this.config.loadCheckpoint());
+          loaded = true;
+        }
+        const seen = store.appendSignal.current;
+        const head = await store.headPosition();
+        if (head > this.reached) {
+          const events = await store.readAll({
+            fromPosition: this.reached,
+            toPosition: head,
+            limit: batchSize,
+            eventTypes: this.config.eventTypes,
+          });
+          // A short batch holds every matching event up to head, so the checkpoint can skip to it.
+          const reached = events.length === batchSize ? events[events.length - 1]!.position : head;
+          await this.config.handleBatch(events, reached);
+          this.advance(reached);
+          if (reached < head) continue;
+        }
+        await store.appendSignal.wait(seen, pollMs, this.stopping.signal);
+      } catch (error) {
+        this.config.onError?.(error);
+        loaded = false;
+        await sleep(pollMs, this.stopping.signal);
+      }
+    }
+  }
+
+  private advance(position: number): void {
+    this.reached = position;
+    for (let i = this.positionWaiters.length - 1; i >= 0; i -= 1) {
+      const waiter = this.positionWaiters[i]!;
+      if (waiter.position <= position) {
+        this.positionWaiters.splice(i, 1);
+        waiter.resolve();
+      }
+    }
+  }
+}
+
+const sleep = (ms: number, interrupt: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (interrupt.aborted) return resolve();
+    const timer = setTimeout(resolve, ms);
+    interrupt.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });

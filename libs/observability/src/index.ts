@@ -1,0 +1,3 @@
+export * from './telemetry.js';
+export * from './tracing.js';
+export * from './logger.js';

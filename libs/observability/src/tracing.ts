@@ -1,0 +1,84 @@
+import {
+  context,
+  isSpanContextValid,
+  propagation,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
+
+const TRACER_NAME = 'weft';
+
+export type SpanKindName = 'internal' | 'server' | 'client' | 'producer' | 'consumer';
+
+export interface SpanOptions {
+  kind?: SpanKindName;
+  /** Continue this context (e.g. from extractTraceContext) instead of the active one. */
+  parent?: Context;
+}
+
+const kinds: Record<SpanKindName, SpanKind> = {
+  internal: SpanKind.INTERNAL,
+  server: SpanKind.SERVER,
+  client: SpanKind.CLIENT,
+  producer: SpanKind.PRODUCER,
+  consumer: SpanKind.CONSUMER,
+};
+
+/**
+ * Runs `fn` inside a new active span that ends when `fn` settles; a throw marks the span as
+ * failed and is rethrown. Without a started SDK the span is a no-op and `fn` still runs.
+ */
+export async function withSpan<T>(
+  name: string,
+  attributes: Attributes,
+  fn: (span: Span) => Promise<T> | T,
+  options: SpanOptions = {},
+): Promise<T> {
+  const parent = options.parent ?? context.active();
+  const tracer = trace.getTracer(TRACER_NAME);
+  return tracer.startActiveSpan(name, { kind: kinds[options.kind ?? 'internal'], attributes }, parent, async (span) => {
+    try {
+      return await fn(span);
+    } catch (error) {
+      span.recordException(error instanceof Error ? error : String(error));
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+const activeSpanContext = () => {
+  const spanContext = trace.getActiveSpan()?.spanContext();
+  return spanContext && isSpanContextValid(spanContext) ? spanContext : undefined;
+};
+
+/** The active trace id, or undefined when no (recording or propagated) span is active. */
+export const currentTraceId = (): string | undefined => activeSpanContext()?.traceId;
+
+/** The active span id, or undefined when no span is active. */
+export const currentSpanId = (): string | undefined => activeSpanContext()?.spanId;
+
+/**
+ * Writes the active context's W3C `traceparent`/`tracestate` into `headers` (and returns them).
+ * Leaves `headers` untouched when tracing is off or no span is active.
+ */
+export function injectTraceHeaders(headers: Record<string, string> = {}, from: Context = context.active()) {
+  propagation.inject(from, headers);
+  return headers;
+}
+
+/** The context a sender propagated in `headers`; pass it as `parent` to withSpan to continue its trace. */
+export function extractTraceContext(headers: Record<string, string | undefined>): Context {
+  return propagation.extract(context.active(), headers, {
+    get: (carrier, key) => carrier[key] ?? carrier[key.toLowerCase()],
+    keys: (carrier) => Object.keys(carrier),
+  });
+}
+
+export type { Attributes, Context, Span };

@@ -1,0 +1,57 @@
+import type { FastifyRequest } from 'fastify';
+import { badRequest, forbidden, notFound, ProblemError, validateAgainst, type HttpRoute } from '@weft/contracts';
+import type { Actor } from '@weft/bus';
+import type { Authenticator } from '../../application/authenticator.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    actor?: Actor;
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Path parameters that name a resource by its UUID. */
+const ID_PARAM = /(^id$|_id$|Id$|^pid$|^sid$)/;
+
+export function presentedKey(request: FastifyRequest): string | undefined {
+  const header = request.headers['x-api-key'];
+  if (typeof header === 'string' && header.length > 0) return header;
+  const authorization = request.headers.authorization;
+  const match = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
+  return match?.[1];
+}
+
+export async function authenticate(request: FastifyRequest, authenticator: Authenticator): Promise<Actor> {
+  const key = presentedKey(request);
+  if (!key) throw new ProblemError(401, 'an API key is required in X-API-Key or Authorization: Bearer');
+  const actor = await authenticator.authenticate(key);
+  if (!actor) throw new ProblemError(401, 'the API key is not valid');
+  return actor;
+}
+
+/** Checks that need only the route declaration: who may call it, and which ids it may name. */
+export function authorize(route: HttpRoute, actor: Actor, params: Record<string, string>): void {
+  if (route.systemOnly && !actor.system) throw forbidden('this endpoint requires a system API key');
+  for (const [name, value] of Object.entries(params)) {
+    // A malformed id names nothing that exists.
+    if (ID_PARAM.test(name) && !UUID.test(value)) throw notFound(`no resource with ${name} "${value}"`);
+  }
+  if (route.orgParam) {
+    const organizationId = params[route.orgParam];
+    if (!actor.system && organizationId !== actor.organizationId) {
+      throw notFound(`organization ${organizationId ?? ''} not found`);
+    }
+  }
+  if (route.processParam && actor.processIds && !actor.system) {
+    const processId = params[route.processParam];
+    if (!processId || !actor.processIds.includes(processId)) {
+      throw forbidden('this API key is restricted to other processes');
+    }
+  }
+}
+
+export function validateBody(route: HttpRoute, body: unknown): void {
+  if (!route.bodySchema) return;
+  const errors = validateAgainst(route.bodySchema, body ?? {});
+  if (errors.length > 0) throw badRequest('the request body is invalid', errors);
+}

@@ -1,0 +1,111 @@
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { HttpCall } from '@weft/contracts';
+import type { Authenticator } from '../../application/authenticator.js';
+import { sendProblem, toProblem } from './problem-replies.js';
+import { authenticate, authorize, validateBody } from './request-guards.js';
+import type { RouteBinding } from './route-binding.js';
+
+export interface HttpServerOptions {
+  bodyLimitBytes: number;
+  authenticator: Authenticator;
+  bindings: RouteBinding[];
+  /** Ready only when the bus and the database answer. */
+  readiness: () => Promise<Record<string, boolean>>;
+  logger?: boolean | object;
+}
+
+const FORWARDED_HEADERS = ['if-match', 'content-type', 'idempotency-key'] as const;
+
+function toCall(request: FastifyRequest): HttpCall {
+  const headers: Record<string, string | undefined> = {};
+  for (const name of FORWARDED_HEADERS) {
+    const value = request.headers[name];
+    if (typeof value === 'string') headers[name] = value;
+  }
+  return {
+    params: request.params as Record<string, string>,
+    query: request.query as Record<string, string | string[] | undefined>,
+    body: request.body,
+    headers,
+  };
+}
+
+export async function buildHttpServer(options: HttpServerOptions): Promise<FastifyInstance> {
+  const server = Fastify({
+    bodyLimit: options.bodyLimitBytes,
+    logger: options.logger ?? false,
+    requestIdHeader: 'x-correlation-id',
+    genReqId: () => crypto.randomUUID(),
+    ajv: { customOptions: { strict: false } },
+  });
+  // Bodies are validated by the contract schemas in the preHandler, which lists every violation.
+  server.setValidatorCompiler(() => () => true);
+  // An empty JSON body (a bare POST with a content type) means "no body", not a parse error.
+  server.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(Object.assign(new Error('the body is not valid JSON'), { statusCode: 400 }), undefined);
+    }
+  });
+  server.addHook('onSend', async (request, reply) => {
+    reply.header('x-correlation-id', request.id);
+  });
+  server.setErrorHandler((error, request, reply) => sendProblem(reply, toProblem(error, request)));
+  server.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, { type: 'https://weft.dev/problems/404', title: 'Not Found', status: 404, detail: `no route ${request.method} ${request.url.split('?')[0] ?? ''}` }),
+  );
+
+  await server.register(swagger, {
+    openapi: {
+      info: { title: 'Weft API', version: '1.0.0', description: 'Event-sourced workflow automation' },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          bearer: { type: 'http', scheme: 'bearer' },
+        },
+      },
+      security: [{ apiKey: [] }, { bearer: [] }],
+    },
+  });
+  await server.register(swaggerUi, { routePrefix: '/api/docs' });
+
+  server.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  server.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    const checks = await options.readiness();
+    const ready = Object.values(checks).every(Boolean);
+    if (!ready) {
+      return sendProblem(reply, { type: 'https://weft.dev/problems/503', title: 'Service Unavailable', status: 503, detail: 'not ready', checks });
+    }
+    return { status: 'ready', checks };
+  });
+
+  for (const binding of options.bindings) {
+    const { route } = binding;
+    server.route({
+      method: route.method,
+      url: route.path,
+      schema: {
+        summary: route.summary,
+        tags: [route.tag],
+        ...(route.bodySchema ? { body: route.bodySchema } : {}),
+      },
+      handler: async (request, reply) => {
+        const actor = await authenticate(request, options.authenticator);
+        request.actor = actor;
+        const call = toCall(request);
+        authorize(route, actor, call.params);
+        validateBody(route, call.body);
+        const answer = await binding.handle(call, actor, request);
+        if (answer.headers) reply.headers(answer.headers);
+        reply.code(answer.status);
+        return answer.body === undefined ? reply.send() : reply.send(answer.body);
+      },
+    });
+  }
+  return server;
+}
