@@ -27,6 +27,10 @@ export default tseslint.config(
   {
     files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', require: 'readonly', module: 'writable' } },
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      parserOptions: { project: false, program: null, projectService: false },
+      globals: { process: 'readonly', console: 'readonly', require: 'readonly', module: 'writable', URL: 'readonly', fetch: 'readonly' },
+    },
   },
 );

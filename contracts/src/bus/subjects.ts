@@ -5,3 +5,4 @@
 export * from './gateway-subjects.js';
 export * from './catalog-internal-subjects.js';
 export * from './engine-subjects.js';
+export * from './catalog-subjects.js';

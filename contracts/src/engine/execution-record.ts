@@ -35,7 +35,9 @@ export interface ExecutionSummary {
   status: ExecutionStatus;
   started_at: string;
   completed_at: string | null;
+  /** Whole seconds, as the spec's record has it; `duration_ms` keeps the precision. */
   duration_seconds: number | null;
+  duration_ms: number | null;
   error_message: string | null;
   triggered_by_user_id: string | null;
   trigger_node_id: string;

@@ -1,4 +1,4 @@
-import type { RequestSpec, WorkQueueSpec } from '@weft/contracts';
+import type { EventFamilySpec, RequestSpec, WorkQueueSpec } from '@weft/contracts';
 
 /**
  * The bus port: NATS in distributed mode, an in-memory transport with the same contract when
@@ -51,7 +51,12 @@ export interface ConsumeOptions {
   /** Redelivered when not acked within this time. */
   ackWaitMs?: number;
   maxDeliver?: number;
+  /** Delay before a message whose handler threw is delivered again; doubles per attempt. Default 1000. */
+  retryDelayMs?: number;
 }
+
+/** The stream of an event family: its name and the wildcard of every subject it stores. */
+export type EventStreamSpec = Pick<EventFamilySpec<never, unknown>, 'stream' | 'wildcard'>;
 
 export interface PublishedEvent {
   subject: string;
@@ -67,6 +72,8 @@ export interface Bus {
     spec: RequestSpec<Req, Res>,
     handler: (payload: Req, context: MessageContext) => Promise<Res>,
   ): Promise<Subscription>;
+  /** Creates the JetStream stream of an event family when missing (publishers and subscribers call it first). */
+  ensureEventStream(spec: EventStreamSpec): Promise<void>;
   /** Publish to a JetStream stream; `msgId` deduplicates (Nats-Msg-Id). */
   publish(subject: string, payload: unknown, options: SendOptions & { msgId: string }): Promise<void>;
   /** Durable subscription to published events (wildcards allowed); resolve to ack. */

@@ -74,7 +74,7 @@ export const executionEventSchemas: Record<ExecutionEventType, { schemaVersion: 
   },
   NodeSkipped: {
     schemaVersion: 1,
-    schema: event(['nodeId', 'skippedAt'], { nodeId: id, nodeName: str, nodeType: str, skippedAt: time }),
+    schema: event(['nodeId', 'skippedAt'], { nodeId: id, nodeName: str, nodeType: str, skippedAt: time, iteration }),
   },
   ExecutionRetryScheduled: {
     schemaVersion: 1,

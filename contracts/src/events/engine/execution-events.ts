@@ -62,6 +62,7 @@ export interface NodeSkippedData {
   nodeName: string;
   nodeType: string;
   skippedAt: string;
+  iteration?: IterationPath;
 }
 
 export interface ExecutionRetryScheduledData {

@@ -113,7 +113,10 @@ export class S3BlobStorage implements BlobStorage {
   }
 }
 
-/** A missing key, not a missing bucket: that one is a configuration error and must surface. */
+/**
+ * A missing key, not a missing bucket: that one is a configuration error and must surface. (A HEAD
+ * has no body to tell them apart, so `stat`/`exists` on a missing bucket answer "absent".)
+ */
 function isMissingObject(error: unknown): boolean {
   const name = (error as { name?: unknown } | undefined)?.name;
   return name === 'NoSuchKey' || name === 'NotFound';

@@ -25,7 +25,9 @@ export async function migrate(db: Db, migrations: readonly Migration[], table: s
     // Replicas starting together must not run the same migration twice.
     await sql`SELECT pg_advisory_xact_lock(hashtext(${`weft-migrations:${table}`}))`.execute(trx);
     await sql
-      .raw(`CREATE TABLE IF NOT EXISTS "${table}" (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`)
+      .raw(
+        `CREATE TABLE IF NOT EXISTS "${table}" (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+      )
       .execute(trx);
     const rows = await trx.selectFrom(table).select('name').execute();
     const applied = new Set(rows.map((row) => String(row.name)));

@@ -139,7 +139,8 @@ export class PostgresEventStore implements EventStore {
       .where('stream_id', '=', streamId)
       .orderBy('stream_version');
     if (options.fromVersion !== undefined) query = query.where('stream_version', '>=', options.fromVersion);
-    if (options.until !== undefined) query = query.where('recorded_at', '<=', options.until);
+    // recorded_at has microseconds, a Date only milliseconds: `until` covers its whole millisecond.
+    if (options.until !== undefined) query = query.where('recorded_at', '<', new Date(options.until.getTime() + 1));
     const rows = (await query.execute()) as EventRow[];
     return rows.map((row) => this.upcast(toStoredEvent(row)));
   }
@@ -237,11 +238,7 @@ export class PostgresEventStore implements EventStore {
 
   private async insert(trx: Trx, rows: Record<string, unknown>[]): Promise<StoredEvent[]> {
     try {
-      const inserted = (await trx
-        .insertInto('events')
-        .values(rows)
-        .returning(EVENT_COLUMNS)
-        .execute()) as EventRow[];
+      const inserted = (await trx.insertInto('events').values(rows).returning(EVENT_COLUMNS).execute()) as EventRow[];
       // RETURNING follows VALUES order in practice; sorting makes it a guarantee.
       inserted.sort((a, b) => Number(a.position) - Number(b.position));
       return inserted.map((row) => this.upcast(toStoredEvent(row)));
@@ -258,6 +255,7 @@ function versionConflictOrSame(error: unknown, rows: Record<string, unknown>[]):
     pgError.code === '23505' &&
     (pgError.constraint ?? pgError.message ?? '').includes('events_stream_id_stream_version_key');
   if (!onStreamVersion) return error;
-  const streamId = String(rows[0]?.stream_id ?? '');
-  return new WrongExpectedVersionError(streamId, Number(rows[0]?.stream_version ?? 1) - 1, -1);
+  const [first] = rows;
+  const streamId = typeof first?.stream_id === 'string' ? first.stream_id : '';
+  return new WrongExpectedVersionError(streamId, Number(first?.stream_version ?? 1) - 1, -1);
 }

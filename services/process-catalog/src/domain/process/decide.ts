@@ -1,7 +1,6 @@
 import { badRequest, conflict, locked, notFound, ProblemError } from '@weft/contracts';
 import type { LintFinding } from '../lint/lint-finding.js';
 import { lintProcess } from '../lint/lint-process.js';
-import { isUuid } from '../shared/uuid.js';
 import type { Violation } from '../shared/violation.js';
 import type { ProcessCommand } from './commands.js';
 import type { ProcessEvent, ProcessSettings } from './events.js';
@@ -208,8 +207,6 @@ export function decide(command: ProcessCommand, state: ProcessState): ProcessEve
     case 'CreateVersion': {
       requireActive(state);
       const { versionId, label } = command.data;
-      if (!isUuid(versionId))
-        throw badRequest('version id must be a UUID', [{ path: '/id', message: 'must be a UUID' }]);
       if (typeof label !== 'string')
         throw badRequest('label must be a string', [{ path: '/label', message: 'must be a string' }]);
       return [

@@ -1,0 +1,31 @@
+import type { HttpCall, HttpReply } from '../http/http-route.js';
+import { request, type RequestSpec } from './message-spec.js';
+
+const http = (name: string): RequestSpec<HttpCall, HttpReply> =>
+  request<HttpCall, HttpReply>(`weft.catalog.http.${name}`, ['gateway'], 'process-catalog');
+
+/** Public HTTP endpoints of the process catalog: the gateway sends, the catalog answers. */
+export const catalogHttp = {
+  createProcess: http('process.create'),
+  listProcesses: http('process.list'),
+  getProcess: http('process.get'),
+  updateProcess: http('process.update'),
+  deleteProcess: http('process.delete'),
+  addNode: http('process.node.add'),
+  updateNode: http('process.node.update'),
+  deleteNode: http('process.node.delete'),
+  addEdge: http('process.edge.add'),
+  deleteEdge: http('process.edge.delete'),
+  replaceGraph: http('process.graph.replace'),
+  lockProcess: http('process.lock'),
+  unlockProcess: http('process.unlock'),
+  startProcess: http('process.start'),
+  stopProcess: http('process.stop'),
+  lintProcess: http('process.lint'),
+  processHistory: http('process.history'),
+  createVersion: http('version.create'),
+  listVersions: http('version.list'),
+  getVersion: http('version.get'),
+  restoreVersion: http('version.restore'),
+  deleteVersion: http('version.delete'),
+};

@@ -1,0 +1,85 @@
+import type { JsonSchema } from '../http/http-route.js';
+
+/** Request bodies of the catalog's HTTP endpoints (JSON Schema draft-07, closed where the contract is). */
+const position: JsonSchema = {
+  type: 'object',
+  properties: { x: { type: 'number' }, y: { type: 'number' } },
+  required: ['x', 'y'],
+  additionalProperties: false,
+};
+
+/** A node as a client sends it; `id` is kept when it is an unused UUID, otherwise replaced. */
+export const nodeInputSchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', minLength: 1 },
+    type: { type: 'string', minLength: 1, maxLength: 100 },
+    position,
+    config: { type: 'object' },
+  },
+  required: ['type'],
+  additionalProperties: false,
+};
+
+/** An edge in the process form (snake_case); handles default to `output` / `input`. */
+export const edgeInputSchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', minLength: 1 },
+    source_node_id: { type: 'string', minLength: 1 },
+    target_node_id: { type: 'string', minLength: 1 },
+    source_handle: { type: 'string', minLength: 1 },
+    target_handle: { type: 'string', minLength: 1 },
+  },
+  required: ['source_node_id', 'target_node_id'],
+  additionalProperties: false,
+};
+
+const settingsProperties = {
+  name: { type: 'string', minLength: 1, maxLength: 500 },
+  description: { type: 'string', maxLength: 10000 },
+  max_retries: { type: 'integer', minimum: 0, maximum: 100 },
+  error_webhook_url: { type: ['string', 'null'], maxLength: 2000 },
+  timeout_seconds: { type: 'integer', minimum: 0 },
+};
+
+export const createProcessBodySchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    ...settingsProperties,
+    nodes: { type: 'array', items: nodeInputSchema, maxItems: 5000 },
+    edges: { type: 'array', items: edgeInputSchema, maxItems: 20000 },
+  },
+  required: ['name'],
+  additionalProperties: false,
+};
+
+export const updateProcessBodySchema: JsonSchema = {
+  type: 'object',
+  properties: createProcessBodySchema.properties,
+  additionalProperties: false,
+};
+
+export const updateNodeBodySchema: JsonSchema = {
+  type: 'object',
+  properties: { type: { type: 'string', minLength: 1, maxLength: 100 }, position, config: { type: 'object' } },
+  minProperties: 1,
+  additionalProperties: false,
+};
+
+export const replaceGraphBodySchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    nodes: { type: 'array', items: nodeInputSchema, maxItems: 5000 },
+    edges: { type: 'array', items: edgeInputSchema, maxItems: 20000 },
+  },
+  required: ['nodes', 'edges'],
+  additionalProperties: false,
+};
+
+export const createVersionBodySchema: JsonSchema = {
+  type: 'object',
+  properties: { label: { type: 'string', maxLength: 500 } },
+  required: ['label'],
+  additionalProperties: false,
+};

@@ -1,0 +1,95 @@
+import type { RequestSpec, WorkQueueSpec } from '@weft/contracts';
+import { createLogger, type Logger } from '@weft/observability';
+import type {
+  Bus,
+  ConsumeOptions,
+  EventStreamSpec,
+  MessageContext,
+  PublishedEvent,
+  SendOptions,
+  Subscription,
+  WorkMessage,
+} from '../../bus.js';
+import { InMemoryEventStreams } from './in-memory-event-streams.js';
+import { InMemoryRequestReply } from './in-memory-request-reply.js';
+import { InMemoryTimers } from './in-memory-timers.js';
+import { InMemoryWorkQueues } from './in-memory-work-queues.js';
+
+/**
+ * The Bus in one process (embedded mode), with the NATS contract: payloads are copied through
+ * JSON exactly once per hop, as they would be on the wire, and nothing more.
+ */
+export class InMemoryBus implements Bus {
+  private readonly timers = new InMemoryTimers();
+  private readonly requests: InMemoryRequestReply;
+  private readonly events: InMemoryEventStreams;
+  private readonly workQueues: InMemoryWorkQueues;
+  private closed = false;
+
+  constructor(options: { logger?: Logger } = {}) {
+    const logger = options.logger ?? createLogger('bus');
+    this.requests = new InMemoryRequestReply(logger);
+    this.events = new InMemoryEventStreams(this.timers, logger);
+    this.workQueues = new InMemoryWorkQueues(this.timers, logger);
+  }
+
+  request<Req, Res>(spec: RequestSpec<Req, Res>, payload: Req, options?: SendOptions): Promise<Res> {
+    this.assertOpen();
+    return this.requests.request(spec, payload, options);
+  }
+
+  async serve<Req, Res>(
+    spec: RequestSpec<Req, Res>,
+    handler: (payload: Req, context: MessageContext) => Promise<Res>,
+  ): Promise<Subscription> {
+    this.assertOpen();
+    return this.requests.serve(spec, handler);
+  }
+
+  async ensureEventStream(spec: EventStreamSpec): Promise<void> {
+    this.events.ensure(spec);
+  }
+
+  publish(subject: string, payload: unknown, options: SendOptions & { msgId: string }): Promise<void> {
+    this.assertOpen();
+    return this.events.publish(subject, payload, options);
+  }
+
+  async subscribe(
+    filter: string,
+    options: { durable: string },
+    handler: (event: PublishedEvent) => Promise<void>,
+  ): Promise<Subscription> {
+    this.assertOpen();
+    return this.events.subscribe(filter, options.durable, handler);
+  }
+
+  enqueue<P>(spec: WorkQueueSpec<P>, payload: P, options: SendOptions & { msgId?: string } = {}): Promise<void> {
+    this.assertOpen();
+    return this.workQueues.enqueue(spec, payload, options);
+  }
+
+  async consume<P>(
+    spec: WorkQueueSpec<P>,
+    options: ConsumeOptions,
+    handler: (message: WorkMessage<P>) => Promise<void>,
+  ): Promise<Subscription> {
+    this.assertOpen();
+    return this.workQueues.consume(spec, options, handler);
+  }
+
+  async isReady(): Promise<boolean> {
+    return !this.closed;
+  }
+
+  /** Refuses new work, cancels pending redeliveries and waits for running handlers. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.timers.clear();
+    await Promise.all([this.requests.settled(), this.events.settled(), this.workQueues.settled()]);
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('the bus is closed');
+  }
+}

@@ -1,0 +1,132 @@
+import { extractTraceContext, withSpan, type Logger } from '@weft/observability';
+import type { EventStreamSpec, PublishedEvent, SendOptions, Subscription } from '../../bus.js';
+import { DEFAULT_RETRY_DELAY_MS, retryDelayMs } from '../../bus-defaults.js';
+import { jsonCopy } from '../../json-payload.js';
+import { outgoingHeaders } from '../../message-headers.js';
+import { subjectMatches } from '../../subject-pattern.js';
+import type { InMemoryTimers } from './in-memory-timers.js';
+
+interface EventStream {
+  name: string;
+  wildcard: string;
+  events: PublishedEvent[];
+  msgIds: Set<string>;
+}
+
+interface Durable {
+  stream: EventStream;
+  filter: string;
+  /** Index of the next stored event this durable has not acked. */
+  cursor: number;
+  deliveryCount: number;
+  subscribers: Array<(event: PublishedEvent) => Promise<void>>;
+  next: number;
+  delivering?: Promise<void>;
+  retryScheduled: boolean;
+}
+
+/** JetStream-like event streams in process: durable cursors, in-order delivery, dedupe by msgId. */
+export class InMemoryEventStreams {
+  private readonly streams = new Map<string, EventStream>();
+  private readonly durables = new Map<string, Durable>();
+
+  constructor(
+    private readonly timers: InMemoryTimers,
+    private readonly logger: Logger,
+  ) {}
+
+  ensure(spec: EventStreamSpec): void {
+    if (!this.streams.has(spec.stream)) {
+      this.streams.set(spec.stream, { name: spec.stream, wildcard: spec.wildcard, events: [], msgIds: new Set() });
+    }
+  }
+
+  async publish(subject: string, payload: unknown, options: SendOptions & { msgId: string }): Promise<void> {
+    const stream = this.streamFor(subject);
+    await withSpan(
+      `publish ${subject}`,
+      { 'messaging.system': 'in-memory', 'messaging.destination.name': subject },
+      () => {
+        // Same answer as JetStream for a duplicate Nats-Msg-Id: accepted, stored once.
+        if (stream.msgIds.has(options.msgId)) return;
+        stream.msgIds.add(options.msgId);
+        const sequence = stream.events.length + 1;
+        stream.events.push({ subject, payload: jsonCopy(payload), headers: outgoingHeaders(options), sequence });
+      },
+      { kind: 'producer' },
+    );
+    for (const durable of this.durables.values()) if (durable.stream === stream) this.pump(durable);
+  }
+
+  subscribe(filter: string, durableName: string, handler: (event: PublishedEvent) => Promise<void>): Subscription {
+    const stream = this.streamFor(filter);
+    const key = `${stream.name}:${durableName}`;
+    const durable: Durable = this.durables.get(key) ?? {
+      stream,
+      filter,
+      cursor: 0,
+      deliveryCount: 0,
+      subscribers: [],
+      next: 0,
+      retryScheduled: false,
+    };
+    this.durables.set(key, durable);
+    durable.subscribers.push(handler);
+    this.pump(durable);
+    return {
+      unsubscribe: async () => {
+        durable.subscribers = durable.subscribers.filter((candidate) => candidate !== handler);
+        await durable.delivering;
+      },
+    };
+  }
+
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.durables.values()].map((durable) => durable.delivering));
+  }
+
+  private streamFor(subject: string): EventStream {
+    for (const stream of this.streams.values()) if (subjectMatches(stream.wildcard, subject)) return stream;
+    throw new Error(`no stream stores ${subject}; call ensureEventStream first`);
+  }
+
+  private pump(durable: Durable): void {
+    if (durable.delivering || durable.retryScheduled || this.timers.stopped) return;
+    durable.delivering = this.deliver(durable).finally(() => {
+      durable.delivering = undefined;
+    });
+  }
+
+  /** Delivers events one at a time, in order, each to one subscriber of the durable. */
+  private async deliver(durable: Durable): Promise<void> {
+    await Promise.resolve();
+    while (durable.cursor < durable.stream.events.length && durable.subscribers.length > 0) {
+      const event = durable.stream.events[durable.cursor];
+      if (!event || !subjectMatches(durable.filter, event.subject)) {
+        durable.cursor += 1;
+        continue;
+      }
+      const subscriber = durable.subscribers[durable.next % durable.subscribers.length];
+      durable.next += 1;
+      durable.deliveryCount += 1;
+      try {
+        await withSpan(
+          `receive ${event.subject}`,
+          { 'messaging.system': 'in-memory', 'messaging.destination.name': event.subject },
+          () => subscriber!({ ...event, payload: jsonCopy(event.payload), headers: { ...event.headers } }),
+          { kind: 'consumer', parent: extractTraceContext(event.headers) },
+        );
+        durable.cursor += 1;
+        durable.deliveryCount = 0;
+      } catch (error) {
+        this.logger.error({ err: error, subject: event.subject }, 'event handler failed; redelivering');
+        durable.retryScheduled = true;
+        this.timers.after(retryDelayMs(DEFAULT_RETRY_DELAY_MS, durable.deliveryCount), () => {
+          durable.retryScheduled = false;
+          this.pump(durable);
+        });
+        return;
+      }
+    }
+  }
+}

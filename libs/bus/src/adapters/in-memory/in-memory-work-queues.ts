@@ -1,0 +1,159 @@
+import type { WorkQueueSpec } from '@weft/contracts';
+import { extractTraceContext, withSpan, type Logger } from '@weft/observability';
+import type { ConsumeOptions, SendOptions, Subscription, WorkMessage } from '../../bus.js';
+import { DEFAULT_RETRY_DELAY_MS, retryDelayMs } from '../../bus-defaults.js';
+import { InFlight } from '../../in-flight.js';
+import { jsonCopy } from '../../json-payload.js';
+import { messageContext, outgoingHeaders } from '../../message-headers.js';
+import type { InMemoryTimers } from './in-memory-timers.js';
+
+interface WorkItem {
+  payload: unknown;
+  headers: Record<string, string>;
+  deliveryCount: number;
+  availableAt: number;
+  running: boolean;
+}
+
+interface WorkConsumer {
+  options: ConsumeOptions;
+  handler: (message: WorkMessage<unknown>) => Promise<void>;
+  running: number;
+}
+
+interface WorkQueue {
+  subject: string;
+  items: WorkItem[];
+  msgIds: Set<string>;
+  consumers: WorkConsumer[];
+  next: number;
+}
+
+/** Work-queue streams in process: each message handled once, redelivered with a delay after a throw. */
+export class InMemoryWorkQueues {
+  private readonly queues = new Map<string, WorkQueue>();
+  private readonly inFlight = new InFlight();
+
+  constructor(
+    private readonly timers: InMemoryTimers,
+    private readonly logger: Logger,
+  ) {}
+
+  async enqueue<P>(spec: WorkQueueSpec<P>, payload: P, options: SendOptions & { msgId?: string }): Promise<void> {
+    const queue = this.queue(spec);
+    await withSpan(
+      `publish ${spec.subject}`,
+      { 'messaging.system': 'in-memory', 'messaging.destination.name': spec.subject },
+      () => {
+        if (options.msgId !== undefined) {
+          if (queue.msgIds.has(options.msgId)) return;
+          queue.msgIds.add(options.msgId);
+        }
+        const item = { payload: jsonCopy(payload), headers: outgoingHeaders(options), deliveryCount: 0 };
+        queue.items.push({ ...item, availableAt: 0, running: false });
+      },
+      { kind: 'producer' },
+    );
+    this.pump(queue);
+  }
+
+  consume<P>(
+    spec: WorkQueueSpec<P>,
+    options: ConsumeOptions,
+    handler: (message: WorkMessage<P>) => Promise<void>,
+  ): Subscription {
+    const queue = this.queue(spec);
+    const consumer: WorkConsumer = {
+      options,
+      handler: handler as (message: WorkMessage<unknown>) => Promise<void>,
+      running: 0,
+    };
+    queue.consumers.push(consumer);
+    this.pump(queue);
+    return {
+      unsubscribe: async () => {
+        queue.consumers = queue.consumers.filter((candidate) => candidate !== consumer);
+        await this.inFlight.settled();
+      },
+    };
+  }
+
+  async settled(): Promise<void> {
+    await this.inFlight.settled();
+  }
+
+  private queue(spec: WorkQueueSpec<unknown>): WorkQueue {
+    const existing = this.queues.get(spec.stream);
+    if (existing) return existing;
+    const created: WorkQueue = { subject: spec.subject, items: [], msgIds: new Set(), consumers: [], next: 0 };
+    this.queues.set(spec.stream, created);
+    return created;
+  }
+
+  /** Hands every available message to a consumer with a free slot, oldest first. */
+  private pump(queue: WorkQueue): void {
+    if (this.timers.stopped) return;
+    const now = Date.now();
+    let nextAvailableAt = Infinity;
+    for (const item of queue.items) {
+      if (item.running) continue;
+      if (item.availableAt > now) {
+        nextAvailableAt = Math.min(nextAvailableAt, item.availableAt);
+        continue;
+      }
+      const consumer = this.freeConsumer(queue);
+      if (!consumer) return;
+      void this.inFlight.track(this.run(queue, consumer, item));
+    }
+    if (nextAvailableAt !== Infinity) this.timers.after(nextAvailableAt - now, () => this.pump(queue));
+  }
+
+  private freeConsumer(queue: WorkQueue): WorkConsumer | undefined {
+    for (let offset = 0; offset < queue.consumers.length; offset += 1) {
+      const consumer = queue.consumers[(queue.next + offset) % queue.consumers.length];
+      if (consumer && consumer.running < Math.max(1, consumer.options.concurrency ?? 1)) {
+        queue.next = (queue.next + offset + 1) % queue.consumers.length;
+        return consumer;
+      }
+    }
+    return undefined;
+  }
+
+  private async run(queue: WorkQueue, consumer: WorkConsumer, item: WorkItem): Promise<void> {
+    item.running = true;
+    item.deliveryCount += 1;
+    consumer.running += 1;
+    try {
+      await Promise.resolve();
+      await withSpan(
+        `consume ${queue.subject}`,
+        {
+          'messaging.system': 'in-memory',
+          'messaging.destination.name': queue.subject,
+          'messaging.delivery_count': item.deliveryCount,
+        },
+        () =>
+          consumer.handler({
+            payload: jsonCopy(item.payload),
+            context: messageContext({ ...item.headers }),
+            deliveryCount: item.deliveryCount,
+          }),
+        { kind: 'consumer', parent: extractTraceContext(item.headers) },
+      );
+      queue.items = queue.items.filter((candidate) => candidate !== item);
+    } catch (error) {
+      const { maxDeliver, retryDelayMs: baseDelay } = consumer.options;
+      const lastAttempt = maxDeliver !== undefined && item.deliveryCount >= maxDeliver;
+      this.logger.error(
+        { err: error, subject: queue.subject, deliveryCount: item.deliveryCount, lastAttempt },
+        'work message failed',
+      );
+      if (lastAttempt) queue.items = queue.items.filter((candidate) => candidate !== item);
+      else item.availableAt = Date.now() + retryDelayMs(baseDelay ?? DEFAULT_RETRY_DELAY_MS, item.deliveryCount);
+    } finally {
+      item.running = false;
+      consumer.running -= 1;
+      this.pump(queue);
+    }
+  }
+}

@@ -1,0 +1,128 @@
+import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
+import { connect, type NatsConnection, type NodeConnectionOptions } from '@nats-io/transport-node';
+import type { RequestSpec, WorkQueueSpec } from '@weft/contracts';
+import { createLogger, type Logger } from '@weft/observability';
+import type {
+  Bus,
+  ConsumeOptions,
+  EventStreamSpec,
+  MessageContext,
+  PublishedEvent,
+  SendOptions,
+  Subscription,
+  WorkMessage,
+} from '../../bus.js';
+import { jetStreamConsume, jetStreamPublish, jetStreamSubscribe } from './nats-jetstream.js';
+import { natsRequest, natsServe } from './nats-request-reply.js';
+import { NatsStreams } from './nats-streams.js';
+
+export interface NatsBusOptions {
+  /** e.g. WEFT_NATS_URL. */
+  servers: string | string[];
+  /** Connection name shown by the server (service name and replica). */
+  name?: string;
+  logger?: Logger;
+  connection?: Partial<NodeConnectionOptions>;
+}
+
+/** The Bus over NATS: core request/reply in queue groups, JetStream for events and work queues. */
+export class NatsBus implements Bus {
+  private readonly subscriptions = new Set<Subscription>();
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    /** The underlying connection (tests use it to simulate a crash). */
+    readonly connection: NatsConnection,
+    private readonly js: JetStreamClient,
+    private readonly streams: NatsStreams,
+    private readonly logger: Logger,
+  ) {}
+
+  static async connect(options: NatsBusOptions): Promise<NatsBus> {
+    const connection = await connect({
+      servers: options.servers,
+      name: options.name,
+      maxReconnectAttempts: -1,
+      ...options.connection,
+    });
+    const jsm = await jetstreamManager(connection);
+    return new NatsBus(
+      connection,
+      jetstream(connection),
+      new NatsStreams(jsm),
+      options.logger ?? createLogger('bus'),
+    );
+  }
+
+  request<Req, Res>(spec: RequestSpec<Req, Res>, payload: Req, options?: SendOptions): Promise<Res> {
+    return natsRequest(this.connection, spec, payload, options);
+  }
+
+  async serve<Req, Res>(
+    spec: RequestSpec<Req, Res>,
+    handler: (payload: Req, context: MessageContext) => Promise<Res>,
+  ): Promise<Subscription> {
+    const subscription = this.track(natsServe(this.connection, spec, handler, this.logger));
+    // Resolve only once the server knows the subscription, so a request sent next finds it.
+    await this.connection.flush();
+    return subscription;
+  }
+
+  ensureEventStream(spec: EventStreamSpec): Promise<void> {
+    return this.streams.ensureEventStream(spec.stream, [spec.wildcard]);
+  }
+
+  publish(subject: string, payload: unknown, options: SendOptions & { msgId: string }): Promise<void> {
+    return jetStreamPublish(this.js, subject, payload, options);
+  }
+
+  async subscribe(
+    filter: string,
+    options: { durable: string },
+    handler: (event: PublishedEvent) => Promise<void>,
+  ): Promise<Subscription> {
+    return this.track(await jetStreamSubscribe(this.js, this.streams, filter, options.durable, handler, this.logger));
+  }
+
+  async enqueue<P>(spec: WorkQueueSpec<P>, payload: P, options: SendOptions & { msgId?: string } = {}): Promise<void> {
+    await this.streams.ensureWorkQueueStream(spec.stream, spec.subject);
+    await jetStreamPublish(this.js, spec.subject, payload, options);
+  }
+
+  async consume<P>(
+    spec: WorkQueueSpec<P>,
+    options: ConsumeOptions,
+    handler: (message: WorkMessage<P>) => Promise<void>,
+  ): Promise<Subscription> {
+    return this.track(await jetStreamConsume(this.js, this.streams, spec, options, handler, this.logger));
+  }
+
+  async isReady(): Promise<boolean> {
+    if (this.closing || this.connection.isClosed() || this.connection.isDraining()) return false;
+    try {
+      await this.connection.flush();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Stops every subscription (letting running handlers finish), then drains the connection. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.allSettled([...this.subscriptions].map((subscription) => subscription.unsubscribe()));
+      if (!this.connection.isClosed()) await this.connection.drain().catch(() => undefined);
+    })();
+    return this.closing;
+  }
+
+  private track(subscription: Subscription): Subscription {
+    this.subscriptions.add(subscription);
+    return {
+      unsubscribe: async () => {
+        this.subscriptions.delete(subscription);
+        await subscription.unsubscribe();
+      },
+    };
+  }
+}

@@ -1,0 +1,166 @@
+import type { ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import type { WorkQueueSpec } from '@weft/contracts';
+import { extractTraceContext, withSpan, type Logger } from '@weft/observability';
+import type { ConsumeOptions, PublishedEvent, SendOptions, Subscription, WorkMessage } from '../../bus.js';
+import { InFlight } from '../../in-flight.js';
+import { decodeJson, encodeJson } from '../../json-payload.js';
+import { messageContext, outgoingHeaders } from '../../message-headers.js';
+import { DEFAULT_ACK_WAIT_MS, DEFAULT_RETRY_DELAY_MS, retryDelayMs } from '../../bus-defaults.js';
+import { fromNatsHeaders, toNatsHeaders } from './nats-headers.js';
+import type { NatsStreams } from './nats-streams.js';
+
+const spanAttributes = (subject: string) => ({ 'messaging.system': 'nats', 'messaging.destination.name': subject });
+
+/** Publishes to whichever stream stores `subject`; `msgId` makes retries idempotent (Nats-Msg-Id). */
+export async function jetStreamPublish(
+  js: JetStreamClient,
+  subject: string,
+  payload: unknown,
+  options: SendOptions & { msgId?: string },
+): Promise<void> {
+  await withSpan(
+    `publish ${subject}`,
+    spanAttributes(subject),
+    async () => {
+      await js.publish(subject, encodeJson(payload), {
+        ...(options.msgId ? { msgID: options.msgId } : {}),
+        headers: toNatsHeaders(outgoingHeaders(options)),
+      });
+    },
+    { kind: 'producer' },
+  );
+}
+
+interface PullLoopOptions {
+  stream: string;
+  durable: string;
+  concurrency: number;
+  logger: Logger;
+  /** Handles one message; acks, naks or terminates it itself. */
+  handle: (msg: JsMsg) => Promise<void>;
+}
+
+/**
+ * Pulls from a durable consumer and runs up to `concurrency` messages at once. Stopping closes
+ * the pull, hands back messages not yet started (nak) and waits for running ones.
+ */
+async function pullLoop(js: JetStreamClient, options: PullLoopOptions): Promise<Subscription> {
+  const consumer = await js.consumers.get(options.stream, options.durable);
+  const messages: ConsumerMessages = await consumer.consume({ max_messages: options.concurrency });
+  const inFlight = new InFlight();
+  let stopping = false;
+  const slots: Array<() => void> = [];
+  const freeSlot = (): Promise<void> =>
+    inFlight.size < options.concurrency ? Promise.resolve() : new Promise((resolve) => slots.push(resolve));
+  const loop = (async () => {
+    for await (const msg of messages) {
+      await freeSlot();
+      if (stopping) {
+        msg.nak();
+        continue;
+      }
+      void inFlight.track(options.handle(msg)).finally(() => slots.shift()?.());
+    }
+  })().catch((error: unknown) => options.logger.error({ err: error, durable: options.durable }, 'pull loop failed'));
+  return {
+    unsubscribe: async () => {
+      stopping = true;
+      await messages.close().catch(() => undefined);
+      await loop;
+      await inFlight.settled();
+    },
+  };
+}
+
+const safely = (logger: Logger, action: () => void): void => {
+  try {
+    action();
+  } catch (error) {
+    // The connection is gone: the server redelivers after ack_wait.
+    logger.warn({ err: error }, 'ack could not be sent');
+  }
+};
+
+/** Durable subscription to published events: one at a time, in stream order, acked when handled. */
+export async function jetStreamSubscribe(
+  js: JetStreamClient,
+  streams: NatsStreams,
+  filter: string,
+  durable: string,
+  handler: (event: PublishedEvent) => Promise<void>,
+  logger: Logger,
+): Promise<Subscription> {
+  const stream = await streams.streamFor(filter);
+  await streams.ensureDurableConsumer(stream, { durable, filterSubject: filter, ackWaitMs: DEFAULT_ACK_WAIT_MS });
+  return pullLoop(js, {
+    stream,
+    durable,
+    concurrency: 1,
+    logger,
+    handle: async (msg) => {
+      const headers = fromNatsHeaders(msg.headers);
+      try {
+        await withSpan(
+          `receive ${msg.subject}`,
+          spanAttributes(msg.subject),
+          () => handler({ subject: msg.subject, payload: decodeJson(msg.data), headers, sequence: msg.seq }),
+          { kind: 'consumer', parent: extractTraceContext(headers) },
+        );
+        safely(logger, () => msg.ack());
+      } catch (error) {
+        logger.error({ err: error, subject: msg.subject, durable }, 'event handler failed; redelivering');
+        safely(logger, () => msg.nak(retryDelayMs(DEFAULT_RETRY_DELAY_MS, msg.info.deliveryCount)));
+      }
+    },
+  });
+}
+
+/** Shared durable pull consumer of a work queue: each message handled once across replicas. */
+export async function jetStreamConsume<P>(
+  js: JetStreamClient,
+  streams: NatsStreams,
+  spec: WorkQueueSpec<P>,
+  options: ConsumeOptions,
+  handler: (message: WorkMessage<P>) => Promise<void>,
+  logger: Logger,
+): Promise<Subscription> {
+  const ackWaitMs = options.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
+  await streams.ensureWorkQueueStream(spec.stream, spec.subject);
+  await streams.ensureDurableConsumer(spec.stream, {
+    durable: options.durable,
+    filterSubject: spec.subject,
+    ackWaitMs,
+    maxDeliver: options.maxDeliver,
+  });
+  return pullLoop(js, {
+    stream: spec.stream,
+    durable: options.durable,
+    concurrency: Math.max(1, options.concurrency ?? 1),
+    logger,
+    handle: async (msg) => {
+      const headers = fromNatsHeaders(msg.headers);
+      const deliveryCount = msg.info.deliveryCount;
+      // Long work keeps its lease: tell the server we are still at it before ack_wait runs out.
+      const keepAlive = setInterval(() => safely(logger, () => msg.working()), Math.max(100, ackWaitMs / 2));
+      try {
+        await withSpan(
+          `consume ${spec.subject}`,
+          { ...spanAttributes(spec.subject), 'messaging.delivery_count': deliveryCount },
+          () => handler({ payload: decodeJson<P>(msg.data), context: messageContext(headers), deliveryCount }),
+          { kind: 'consumer', parent: extractTraceContext(headers) },
+        );
+        safely(logger, () => msg.ack());
+      } catch (error) {
+        const lastAttempt = options.maxDeliver !== undefined && deliveryCount >= options.maxDeliver;
+        logger.error({ err: error, subject: spec.subject, deliveryCount, lastAttempt }, 'work message failed');
+        safely(logger, () =>
+          lastAttempt
+            ? msg.term('max deliveries reached')
+            : msg.nak(retryDelayMs(options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS, deliveryCount)),
+        );
+      } finally {
+        clearInterval(keepAlive);
+      }
+    },
+  });
+}

@@ -1,0 +1,306 @@
+import { randomUUID } from 'node:crypto';
+import { notFound, ProblemError, request, workQueue, type ServiceName } from '@weft/contracts';
+import {
+  createInMemorySpanExporter,
+  currentTraceId,
+  initTelemetry,
+  withSpan,
+  type Telemetry,
+} from '@weft/observability';
+import type { Actor, Bus, MessageContext, PublishedEvent, WorkMessage } from '../src/index.js';
+
+/** How the contract suite gets buses of one implementation. */
+export interface BusHarness {
+  /** A new bus, as a new replica would have; the suite closes it. */
+  create(): Promise<Bus>;
+  /** Kills a bus the way a crashed process would: nothing acked, nothing drained. NATS only. */
+  crash?: (bus: Bus) => Promise<void>;
+  /** Removes a stream the suite created (unique names only). */
+  deleteStream?: (stream: string) => Promise<void>;
+}
+
+const uniqueId = () => randomUUID().replace(/-/g, '').slice(0, 12);
+const service: ServiceName = 'testing';
+
+/** A promise with its resolve function, to wait for a handler to have run. */
+const signal = <T = void>() => {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((done) => (resolve = done));
+  return { promise, resolve };
+};
+
+/** Resolves when `count` items were collected. */
+const collector = <T>(count: number) => {
+  const items: T[] = [];
+  const done = signal<T[]>();
+  return {
+    items,
+    done: done.promise,
+    add(item: T) {
+      items.push(item);
+      if (items.length === count) done.resolve(items);
+    },
+  };
+};
+
+const actor: Actor = { organizationId: 'org-1', userId: 'user-1', userName: 'Zoë Ünal', system: false };
+
+export function describeBusContract(name: string, harness: BusHarness): void {
+  describe(`Bus contract: ${name}`, () => {
+    const exporter = createInMemorySpanExporter();
+    let telemetry: Telemetry;
+    const buses: Bus[] = [];
+    const streams: string[] = [];
+    const newBus = async () => {
+      const bus = await harness.create();
+      buses.push(bus);
+      return bus;
+    };
+    const names = () => {
+      const id = uniqueId();
+      return { subject: `weft.test.${id}`, stream: `WEFT_TEST_${id}`.toUpperCase() };
+    };
+    const newStream = (stream: string) => {
+      streams.push(stream);
+      return stream;
+    };
+
+    beforeAll(() => {
+      telemetry = initTelemetry(`bus-contract-${name}`, { spanExporter: exporter });
+    });
+    afterEach(async () => {
+      await Promise.all(buses.splice(0).map((bus) => bus.close()));
+    });
+    afterAll(async () => {
+      for (const stream of streams) await harness.deleteStream?.(stream);
+      await telemetry.shutdown();
+    });
+
+    describe('request/reply', () => {
+      it('answers a request and gives the handler actor and correlation id', async () => {
+        const bus = await newBus();
+        const echo = request<{ text: string }, { text: string; context: MessageContext }>(
+          names().subject,
+          [service],
+          service,
+        );
+        await bus.serve(echo, async (call, context) => ({ text: call.text.toUpperCase(), context }));
+        const reply = await bus.request(echo, { text: 'hi' }, { actor, correlationId: 'corr-1', headers: { x: 'y' } });
+        expect(reply.text).toBe('HI');
+        expect(reply.context.actor).toEqual(actor);
+        expect(reply.context.correlationId).toBe('corr-1');
+        expect(reply.context.headers).toMatchObject({ x: 'y', 'weft-correlation-id': 'corr-1' });
+      });
+
+      it('passes copies of payloads and results, never shared objects', async () => {
+        const bus = await newBus();
+        const spec = request<{ list: number[] }, { list: number[] }>(names().subject, [service], service);
+        const kept = { list: [1] };
+        await bus.serve(spec, async (call) => {
+          call.list.push(2);
+          return kept;
+        });
+        const sent = { list: [0] };
+        const reply = await bus.request(spec, sent);
+        expect(sent.list).toEqual([0]);
+        expect(reply).toEqual(kept);
+        expect(reply).not.toBe(kept);
+      });
+
+      it('rethrows a handler ProblemError with the same problem', async () => {
+        const bus = await newBus();
+        const spec = request<{ id: string }, never>(names().subject, [service], service);
+        const thrown = new ProblemError(400, 'bad input', { errors: [{ path: '/id', message: 'too short' }] });
+        await bus.serve(spec, async (call) => {
+          if (call.id === 'missing') throw notFound('process missing not found');
+          throw thrown;
+        });
+        const notFoundError = await bus.request(spec, { id: 'missing' }).catch((error: unknown) => error);
+        expect(notFoundError).toBeInstanceOf(ProblemError);
+        expect((notFoundError as ProblemError).problem).toEqual(notFound('process missing not found').problem);
+        const badRequest = await bus.request(spec, { id: 'x' }).catch((error: unknown) => error);
+        expect((badRequest as ProblemError).problem).toEqual(thrown.problem);
+      });
+
+      it('turns any other error into a 500 problem that does not leak internals', async () => {
+        const bus = await newBus();
+        const spec = request<object, never>(names().subject, [service], service);
+        await bus.serve(spec, async () => {
+          throw new Error('password=hunter2 at db.internal:5432');
+        });
+        const error = await bus.request(spec, {}).catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(ProblemError);
+        expect((error as ProblemError).status).toBe(500);
+        expect(JSON.stringify((error as ProblemError).problem)).not.toContain('hunter2');
+      });
+
+      it('answers 503 when nobody serves the subject', async () => {
+        const bus = await newBus();
+        const spec = request<object, object>(names().subject, [service], service);
+        const error = await bus.request(spec, {}).catch((caught: unknown) => caught);
+        expect((error as ProblemError).status).toBe(503);
+      });
+
+      it('answers 504 when the handler does not reply in time', async () => {
+        const bus = await newBus();
+        const spec = request<object, object>(names().subject, [service], service);
+        const release = signal();
+        await bus.serve(spec, async () => {
+          await release.promise;
+          return {};
+        });
+        const error = await bus.request(spec, {}, { timeoutMs: 200 }).catch((caught: unknown) => caught);
+        release.resolve();
+        expect((error as ProblemError).status).toBe(504);
+      });
+
+      it('shares requests between replicas of a service, answering each once', async () => {
+        const [first, second, caller] = [await newBus(), await newBus(), await newBus()];
+        const spec = request<{ n: number }, { n: number; by: string }>(names().subject, [service], service);
+        const handledBy: string[] = [];
+        await first.serve(spec, async ({ n }) => (handledBy.push('first'), { n, by: 'first' }));
+        await second.serve(spec, async ({ n }) => (handledBy.push('second'), { n, by: 'second' }));
+        const replies = await Promise.all(Array.from({ length: 30 }, (_, n) => caller.request(spec, { n })));
+        expect(replies.map((reply) => reply.n)).toEqual(Array.from({ length: 30 }, (_, n) => n));
+        expect(handledBy).toHaveLength(30);
+        expect(handledBy).toContain('first');
+        expect(handledBy).toContain('second');
+      });
+    });
+
+    describe('work queues', () => {
+      it('handles each message once across two consumers of one durable', async () => {
+        const { subject, stream } = names();
+        const spec = workQueue<{ n: number }>(newStream(stream), subject, [service], service);
+        const [first, second, producer] = [await newBus(), await newBus(), await newBus()];
+        const handled = collector<{ n: number; by: string }>(20);
+        const consumeAs = (by: string) => async (message: WorkMessage<{ n: number }>) =>
+          handled.add({ n: message.payload.n, by });
+        await first.consume(spec, { durable: 'workers', concurrency: 2 }, consumeAs('first'));
+        await second.consume(spec, { durable: 'workers', concurrency: 2 }, consumeAs('second'));
+        for (let n = 0; n < 20; n += 1) await producer.enqueue(spec, { n }, { msgId: `${subject}-${n}` });
+        await producer.enqueue(spec, { n: 0 }, { msgId: `${subject}-0` }); // duplicate: dropped
+        const items = await handled.done;
+        expect(items.map((item) => item.n).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, n) => n));
+        // Nothing is delivered twice, even after the duplicate enqueue.
+        await first.close();
+        await second.close();
+        expect(handled.items).toHaveLength(20);
+      });
+
+      it('redelivers a message whose handler threw', async () => {
+        const { subject, stream } = names();
+        const spec = workQueue<{ job: string }>(newStream(stream), subject, [service], service);
+        const bus = await newBus();
+        const deliveries = collector<number>(2);
+        await bus.consume(spec, { durable: 'retrying', retryDelayMs: 50 }, async (message) => {
+          deliveries.add(message.deliveryCount);
+          if (message.deliveryCount === 1) throw new Error('transient');
+        });
+        await bus.enqueue(spec, { job: 'a' });
+        expect(await deliveries.done).toEqual([1, 2]);
+      });
+
+      if (harness.crash) {
+        const crash = harness.crash;
+        it('redelivers to another replica when a consumer dies without acking', async () => {
+          const { subject, stream } = names();
+          const spec = workQueue<{ job: string }>(newStream(stream), subject, [service], service);
+          const [doomed, survivor, producer] = [await newBus(), await newBus(), await newBus()];
+          const started = signal<number>();
+          const never = signal();
+          await doomed.consume(spec, { durable: 'engines', ackWaitMs: 1000 }, async (message) => {
+            started.resolve(message.deliveryCount);
+            await never.promise;
+          });
+          await producer.enqueue(spec, { job: 'survives' });
+          expect(await started.promise).toBe(1);
+          await crash(doomed);
+          const redelivered = signal<WorkMessage<{ job: string }>>();
+          await survivor.consume(spec, { durable: 'engines', ackWaitMs: 1000 }, async (message) =>
+            redelivered.resolve(message),
+          );
+          const message = await redelivered.promise;
+          never.resolve();
+          expect(message.payload).toEqual({ job: 'survives' });
+          expect(message.deliveryCount).toBe(2);
+        });
+      }
+    });
+
+    describe('published events', () => {
+      it('resumes a durable subscription after re-subscribing, and dedupes by msgId', async () => {
+        const { subject, stream } = names();
+        const bus = await newBus();
+        await bus.ensureEventStream({ stream: newStream(stream), wildcard: `${subject}.>` });
+        const firstRound = collector<PublishedEvent>(2);
+        const subscription = await bus.subscribe(`${subject}.orders.*`, { durable: 'projector' }, async (event) =>
+          firstRound.add(event),
+        );
+        await bus.publish(`${subject}.orders.1`, { n: 1 }, { msgId: 'e1' });
+        await bus.publish(`${subject}.other.1`, { n: 99 }, { msgId: 'e-other' });
+        await bus.publish(`${subject}.orders.2`, { n: 2 }, { msgId: 'e2' });
+        await bus.publish(`${subject}.orders.2`, { n: 2 }, { msgId: 'e2' });
+        expect((await firstRound.done).map((event) => event.payload)).toEqual([{ n: 1 }, { n: 2 }]);
+        await subscription.unsubscribe();
+
+        await bus.publish(`${subject}.orders.3`, { n: 3 }, { msgId: 'e3' });
+        await bus.publish(`${subject}.orders.4`, { n: 4 }, { msgId: 'e4' });
+        const secondRound = collector<PublishedEvent>(2);
+        await bus.subscribe(`${subject}.orders.*`, { durable: 'projector' }, async (event) => secondRound.add(event));
+        const resumed = await secondRound.done;
+        expect(resumed.map((event) => event.payload)).toEqual([{ n: 3 }, { n: 4 }]);
+        expect(resumed.map((event) => event.subject)).toEqual([`${subject}.orders.3`, `${subject}.orders.4`]);
+        const sequences = [...firstRound.items, ...resumed].map((event) => event.sequence);
+        expect([...sequences].sort((a, b) => a - b)).toEqual(sequences);
+        expect(new Set(sequences).size).toBe(4);
+      });
+    });
+
+    describe('trace context', () => {
+      it('carries the sender trace and correlation id through requests, work queues and events', async () => {
+        const { subject, stream } = names();
+        const [sender, receiver] = [await newBus(), await newBus()];
+        const spec = request<object, { traceId?: string; traceparent?: string }>(`${subject}.rpc`, [service], service);
+        await receiver.serve(spec, async (_call, context) => ({
+          traceId: currentTraceId(),
+          traceparent: context.traceparent,
+        }));
+        const queue = workQueue<object>(newStream(stream), `${subject}.work`, [service], service);
+        const worked = signal<{ traceId?: string; context: MessageContext }>();
+        await receiver.consume(queue, { durable: 'tracer' }, async (message) =>
+          worked.resolve({ traceId: currentTraceId(), context: message.context }),
+        );
+        const eventStream = newStream(`${stream}_EVENTS`);
+        await sender.ensureEventStream({ stream: eventStream, wildcard: `${subject}.events.>` });
+        const received = signal<{ traceId?: string; event: PublishedEvent }>();
+        await receiver.subscribe(`${subject}.events.>`, { durable: 'tracer' }, async (event) =>
+          received.resolve({ traceId: currentTraceId(), event }),
+        );
+
+        const { traceId, reply } = await withSpan('caller', {}, async () => {
+          const options = { correlationId: 'corr-trace', actor };
+          const answer = await sender.request(spec, {}, options);
+          await sender.enqueue(queue, {}, options);
+          await sender.publish(`${subject}.events.happened`, {}, { ...options, msgId: uniqueId() });
+          return { traceId: currentTraceId(), reply: answer };
+        });
+        expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+        expect(reply.traceId).toBe(traceId);
+        expect(reply.traceparent).toContain(traceId);
+        const work = await worked.promise;
+        expect(work.traceId).toBe(traceId);
+        expect(work.context).toMatchObject({ correlationId: 'corr-trace', actor });
+        expect(work.context.traceparent).toContain(traceId);
+        const event = await received.promise;
+        expect(event.traceId).toBe(traceId);
+        expect(event.event.headers).toMatchObject({ 'weft-correlation-id': 'corr-trace' });
+        expect(event.event.headers.traceparent).toContain(traceId);
+        const handlerSpans = exporter
+          .getFinishedSpans()
+          .filter((span) => span.spanContext().traceId === traceId && span.name.startsWith('serve '));
+        expect(handlerSpans).toHaveLength(1);
+      });
+    });
+  });
+}

@@ -1,0 +1,23 @@
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { NatsBus, type Bus } from '../src/index.js';
+import { describeBusContract } from './bus-contract-suite.js';
+
+const servers = process.env.WEFT_TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+
+describeBusContract('NatsBus', {
+  create: () => NatsBus.connect({ servers, name: 'bus-contract-test' }),
+  crash: async (bus: Bus) => {
+    // close() without drain: in-flight messages stay unacked, as when the process dies.
+    await (bus as NatsBus).connection.close();
+  },
+  deleteStream: async (stream) => {
+    const nc = await connect({ servers });
+    try {
+      const jsm = await jetstreamManager(nc);
+      await jsm.streams.delete(stream).catch(() => false);
+    } finally {
+      await nc.close();
+    }
+  },
+});

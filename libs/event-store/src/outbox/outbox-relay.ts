@@ -1,0 +1,128 @@
+import { eventSubject, type PublishedEventEnvelope } from '@weft/contracts';
+import type { StoredEvent } from '../event-store.js';
+import type { PostgresEventStore } from '../adapters/postgres/postgres-event-store.js';
+import { CatchUpLoop } from '../subscriptions/catch-up-loop.js';
+import { loadCheckpoint, saveCheckpoint } from '../subscriptions/checkpoint-table.js';
+import { eventMessageId, type EventPublisher } from './event-publisher.js';
+import { InProcessLock, SessionAdvisoryLock, type LeaderLock } from './leader-lock.js';
+
+/** First key of the relay's leader lock; the second is the events table's oid. */
+export const RELAY_LOCK_NAMESPACE = 0x5745_4652; // 'WEFR'
+
+export interface OutboxRelayOptions {
+  /** Checkpoint name in subscription_checkpoints; default 'outbox-relay'. */
+  name?: string;
+  batchSize?: number;
+  /** Polling interval when caught up; appends in this process and NOTIFY wake it sooner. */
+  pollMs?: number;
+  /** How often a standby instance tries to take over. */
+  standbyMs?: number;
+  /** Subject of an event; default `eventSubject` from @weft/contracts. */
+  subjectFor?: (event: StoredEvent) => string;
+  onError?: (error: unknown) => void;
+}
+
+export const toEnvelope = (event: StoredEvent): PublishedEventEnvelope => ({
+  eventId: event.eventId,
+  streamId: event.streamId,
+  streamVersion: event.streamVersion,
+  position: event.position,
+  type: event.type,
+  schemaVersion: event.schemaVersion,
+  data: event.data,
+  metadata: event.metadata,
+  recordedAt: event.recordedAt.toISOString(),
+});
+
+/**
+ * Publishes every committed event, in position order, exactly once per position: it reads only
+ * committed events (never publishes a rolled-back one), resumes after the later of its checkpoint
+ * and the destination's last stored position (a crash between publish and checkpoint repeats
+ * nothing), and the message id deduplicates whatever slips through. One instance leads; others
+ * stand by until its lock is released.
+ */
+export class OutboxRelay {
+  private readonly loop: CatchUpLoop;
+  private readonly lock: LeaderLock;
+  private readonly stopping = new AbortController();
+  private running: Promise<void> | undefined;
+  private leading = false;
+
+  constructor(
+    private readonly store: PostgresEventStore,
+    private readonly publisher: EventPublisher,
+    private readonly options: OutboxRelayOptions = {},
+  ) {
+    const name = options.name ?? 'outbox-relay';
+    const subjectFor = options.subjectFor ?? eventSubject;
+    this.lock =
+      store.database.dialect === 'postgres'
+        ? new SessionAdvisoryLock(store.database, [RELAY_LOCK_NAMESPACE, store.eventsTableOid])
+        : new InProcessLock(store.database, name);
+    this.loop = new CatchUpLoop({
+      store,
+      batchSize: options.batchSize ?? 500,
+      pollMs: options.pollMs ?? 200,
+      onError: options.onError,
+      loadCheckpoint: async () => {
+        const [saved, published] = await Promise.all([
+          loadCheckpoint(store.db, 'subscription_checkpoints', name),
+          publisher.lastPublishedPosition(),
+        ]);
+        return Math.max(saved, published);
+      },
+      handleBatch: async (events, reached) => {
+        // One at a time: a failed publish must never let a later event overtake it.
+        for (const event of events)
+          await publisher.publish(subjectFor(event), toEnvelope(event), eventMessageId(event.position));
+        await saveCheckpoint(store.db, 'subscription_checkpoints', name, reached);
+      },
+    });
+  }
+
+  /** True once this instance holds the leader lock and publishes. */
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  /** Position published so far by this instance. */
+  get position(): number {
+    return this.loop.position;
+  }
+
+  start(): void {
+    this.store.listenForAppends();
+    this.running ??= this.campaign();
+  }
+
+  waitForPosition(position: number): Promise<void> {
+    return this.loop.waitForPosition(position);
+  }
+
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.running;
+    await this.loop.stop();
+    await this.lock.release();
+    this.leading = false;
+  }
+
+  private async campaign(): Promise<void> {
+    while (!this.stopping.signal.aborted) {
+      try {
+        if (await this.lock.tryAcquire()) {
+          this.leading = true;
+          if (this.stopping.signal.aborted) return;
+          this.loop.start();
+          return;
+        }
+      } catch (error) {
+        this.options.onError?.(error);
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.options.standbyMs ?? 1000);
+        this.stopping.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      });
+    }
+  }
+}

@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import type { PublishedEventEnvelope } from '@weft/contracts';
+import {
+  OutboxRelay,
+  toEnvelope,
+  type EventPublisher,
+  type NewEvent,
+  type OutboxRelayOptions,
+  type StoredEvent,
+} from '../src/index.js';
+import { DIALECTS, openTestStore, type TestStore } from './support/test-database.js';
+import { openTestJetStream, type TestJetStream } from './support/test-jetstream.js';
+
+const executionEvents = (n: number, organizationId = 'org-1'): NewEvent[] =>
+  Array.from({ length: n }, (_, i) => ({
+    type: 'NodeCompleted',
+    data: { i },
+    metadata: { organizationId, processId: 'proc-1' },
+  }));
+
+/** Wraps the real publisher and dies (throws) at a chosen point, as a killed relay would. */
+class DyingPublisher implements EventPublisher {
+  published = 0;
+  constructor(
+    private readonly inner: EventPublisher,
+    private readonly dieAfter: number,
+    private readonly when: 'before-publish' | 'after-publish',
+  ) {}
+  async publish(subject: string, envelope: PublishedEventEnvelope, msgId: string): Promise<void> {
+    if (this.published >= this.dieAfter && this.when === 'before-publish') throw new Error('relay killed');
+    await this.inner.publish(subject, envelope, msgId);
+    this.published += 1;
+    if (this.published === this.dieAfter && this.when === 'after-publish')
+      throw new Error('killed before the ack was seen');
+  }
+  lastPublishedPosition(): Promise<number> {
+    return this.inner.lastPublishedPosition();
+  }
+}
+
+const expectEachPositionOnceInOrder = async (js: TestJetStream, committed: StoredEvent[]) => {
+  const messages = await js.messages();
+  expect(messages.map((m) => m.position)).toEqual(committed.map((e) => e.position));
+  expect(messages.map((m) => m.msgId)).toEqual(committed.map((e) => `weft-event-${e.position}`));
+  expect(messages.map((m) => m.envelope)).toEqual(committed.map((e) => JSON.parse(JSON.stringify(toEnvelope(e)))));
+  expect(messages.map((m) => m.subject)).toEqual(committed.map((e) => js.subjectFor(e)));
+};
+
+describe.each(DIALECTS)('OutboxRelay to JetStream, store on %s', (dialect) => {
+  let t: TestStore;
+  let js: TestJetStream;
+  const relays: OutboxRelay[] = [];
+  const relayOptions = (): OutboxRelayOptions => ({
+    name: `relay-${randomUUID()}`,
+    subjectFor: (event) => js.subjectFor(event),
+    pollMs: 20,
+    standbyMs: 20,
+    batchSize: 10,
+  });
+  const startRelay = (publisher: EventPublisher, options: OutboxRelayOptions) => {
+    const relay = new OutboxRelay(t.store, publisher, options);
+    relays.push(relay);
+    relay.start();
+    return relay;
+  };
+
+  beforeEach(async () => {
+    t = await openTestStore(dialect);
+    js = await openTestJetStream();
+  });
+  afterEach(async () => {
+    await Promise.all(relays.splice(0).map((relay) => relay.stop()));
+    await js.dispose();
+    await t.dispose();
+  });
+
+  it('publishes every committed event once, in position order, including ones appended while it runs', async () => {
+    await t.store.append(`execution-${randomUUID()}`, executionEvents(12));
+    await t.store.append(`process-${randomUUID()}`, [
+      { type: 'ProcessCreated', data: { name: 'x' }, metadata: { organizationId: 'org-2' } },
+    ]);
+    const relay = startRelay(await js.publisher(), relayOptions());
+    await relay.waitForPosition(await t.store.headPosition());
+    await t.store.appendMany([
+      { streamId: `execution-${randomUUID()}`, events: executionEvents(5) },
+      { streamId: `execution-${randomUUID()}`, events: executionEvents(4) },
+    ]);
+    await relay.waitForPosition(await t.store.headPosition());
+    await expectEachPositionOnceInOrder(js, await t.store.readAll());
+    expect((await js.messages())[0]!.subject).toBe(`${js.prefix}.execution.org-1.proc-1.NodeCompleted`);
+  });
+
+  it('relay killed between commit and publish: a new relay publishes every position exactly once', async () => {
+    const options = relayOptions();
+    // Committed while no relay runs.
+    await t.store.append(`execution-${randomUUID()}`, executionEvents(25));
+    // The first relay publishes 13 events and dies before it stores any checkpoint.
+    const dying = new DyingPublisher(await js.publisher(), 13, 'before-publish');
+    const errors: unknown[] = [];
+    const first = startRelay(dying, { ...options, onError: (error) => errors.push(error) });
+    while (errors.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await first.stop();
+    expect((await js.messages()).length).toBe(13);
+
+    await t.store.append(`execution-${randomUUID()}`, executionEvents(6));
+    const second = startRelay(await js.publisher(), options);
+    await second.waitForPosition(await t.store.headPosition());
+    await expectEachPositionOnceInOrder(js, await t.store.readAll());
+  });
+
+  it('a publish that reached the stream but whose ack was lost is not repeated', async () => {
+    await t.store.append(`execution-${randomUUID()}`, executionEvents(8));
+    const relay = startRelay(new DyingPublisher(await js.publisher(), 3, 'after-publish'), relayOptions());
+    await relay.waitForPosition(await t.store.headPosition());
+    await expectEachPositionOnceInOrder(js, await t.store.readAll());
+  });
+
+  it('only one relay publishes at a time; a standby takes over when the leader stops', async () => {
+    const options = relayOptions();
+    await t.store.append(`execution-${randomUUID()}`, executionEvents(10));
+    const a = startRelay(await js.publisher(), options);
+    const b = startRelay(await js.publisher(), options);
+    while (!a.isLeader && !b.isLeader) await new Promise((resolve) => setTimeout(resolve, 10));
+    const [leader, standby] = a.isLeader ? [a, b] : [b, a];
+    await leader.waitForPosition(await t.store.headPosition());
+    expect(standby.isLeader).toBe(false);
+    expect(standby.position).toBe(0);
+
+    await leader.stop();
+    await t.store.append(`execution-${randomUUID()}`, executionEvents(7));
+    await standby.waitForPosition(await t.store.headPosition());
+    expect(standby.isLeader).toBe(true);
+    await expectEachPositionOnceInOrder(js, await t.store.readAll());
+  });
+});

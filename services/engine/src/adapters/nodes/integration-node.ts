@@ -1,0 +1,161 @@
+import type { DecryptedConnection, FileReference, IntegrationNodeConfig } from '@weft/contracts';
+import { NodeFailure, type NodeExecutor } from '../../domain/nodes/node-executor.js';
+
+/**
+ * HTTP request node on Node's fetch: method, URL, headers, query, JSON/form/text body, auth from
+ * an `http` connection, a timeout per attempt, retries on 5xx and 429 with exponential backoff
+ * (Retry-After honoured). Binary responses are stored as blobs and returned as file references.
+ */
+export interface BlobSink {
+  put(name: string, bytes: Uint8Array, contentType: string): Promise<FileReference>;
+}
+
+export interface IntegrationNodeOptions {
+  blobs?: BlobSink;
+  /** First backoff step; doubled per retry. */
+  backoffMs?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+const asText = (value: unknown): string =>
+  typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value);
+
+export function authHeaders(connection: DecryptedConnection): Record<string, string> {
+  const data = connection.data;
+  const auth = String(data.authType ?? data.type ?? (data.token ? 'bearer' : data.username ? 'basic' : 'headers'));
+  switch (auth) {
+    case 'bearer':
+      return { authorization: `Bearer ${asText(data.token)}` };
+    case 'basic':
+      return {
+        authorization: `Basic ${Buffer.from(`${asText(data.username)}:${asText(data.password)}`).toString('base64')}`,
+      };
+    case 'apiKey':
+    case 'header':
+      return { [asText(data.headerName ?? 'x-api-key').toLowerCase()]: asText(data.apiKey ?? data.value) };
+    default: {
+      const headers = (data.headers ?? {}) as Record<string, unknown>;
+      return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), asText(v)]));
+    }
+  }
+}
+
+function buildBody(config: IntegrationNodeConfig, headers: Record<string, string>): string | undefined {
+  if (config.body === undefined || config.body === null || config.method === 'GET' || config.method === 'HEAD') {
+    return undefined;
+  }
+  switch (config.bodyType ?? 'json') {
+    case 'json':
+      headers['content-type'] ??= 'application/json';
+      return JSON.stringify(config.body);
+    case 'form': {
+      headers['content-type'] ??= 'application/x-www-form-urlencoded';
+      const entries = Object.entries((config.body ?? {}) as Record<string, unknown>).map(([k, v]): [string, string] => [k, asText(v)]);
+      return new URLSearchParams(entries).toString();
+    }
+    case 'text':
+      headers['content-type'] ??= 'text/plain; charset=utf-8';
+      return asText(config.body);
+  }
+}
+
+const retryable = (status: number): boolean => status === 429 || status >= 500;
+
+const delay = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason as Error);
+      },
+      { once: true },
+    );
+  });
+
+const retryAfterMs = (header: string | null): number | undefined => {
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.min(seconds * 1000, 60_000);
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.min(Math.max(0, at - Date.now()), 60_000);
+};
+
+export const integrationNodeExecutor = (options: IntegrationNodeOptions = {}): NodeExecutor<IntegrationNodeConfig> => ({
+  type: 'integrationNode',
+  async execute(config, _input, context) {
+    let url: URL;
+    try {
+      url = new URL(config.url);
+    } catch {
+      throw new NodeFailure(`invalid URL "${config.url}"`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new NodeFailure(`unsupported URL scheme ${url.protocol}`);
+    for (const [key, value] of Object.entries(config.query ?? {})) {
+      for (const item of Array.isArray(value) ? value : [value]) url.searchParams.append(key, asText(item));
+    }
+    const headers: Record<string, string> = {};
+    for (const [key, value] of Object.entries(config.headers ?? {})) headers[key.toLowerCase()] = asText(value);
+    if (config.connectionId) Object.assign(headers, authHeaders(await context.connection(config.connectionId)));
+    const body = buildBody(config, headers);
+    const method = config.method ?? (body === undefined ? 'GET' : 'POST');
+    const retries = config.retries ?? 2;
+    const backoff = options.backoffMs ?? 200;
+
+    for (let attempt = 0; ; attempt++) {
+      let response: Response;
+      try {
+        response = await fetch(url, {
+          method,
+          headers,
+          body,
+          redirect: 'follow',
+          signal: AbortSignal.any([context.signal, AbortSignal.timeout(config.timeoutMs ?? DEFAULT_TIMEOUT_MS)]),
+        });
+      } catch (error) {
+        if (context.signal.aborted) throw error;
+        const reason =
+          (error as { name?: string }).name === 'TimeoutError'
+            ? `timed out after ${config.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms`
+            : String((error as Error).cause ?? error);
+        if (attempt < retries) {
+          await delay(backoff * 2 ** attempt, context.signal);
+          continue;
+        }
+        throw new NodeFailure(`${method} ${url.origin}${url.pathname} failed: ${reason}`);
+      }
+      if (retryable(response.status) && attempt < retries) {
+        await response.body?.cancel();
+        await delay(retryAfterMs(response.headers.get('retry-after')) ?? backoff * 2 ** attempt, context.signal);
+        continue;
+      }
+      const responseHeaders = Object.fromEntries(response.headers.entries());
+      const parsed = await readBody(response, url, options.blobs);
+      if (response.status >= 400) {
+        throw new NodeFailure(`${method} ${url.origin}${url.pathname} answered ${response.status}: ${asText(parsed).slice(0, 500)}`);
+      }
+      return { output: { status: response.status, headers: responseHeaders, body: parsed } };
+    }
+  },
+});
+
+async function readBody(response: Response, url: URL, blobs: BlobSink | undefined): Promise<unknown> {
+  const type = response.headers.get('content-type') ?? '';
+  if (type.includes('json')) {
+    const text = await response.text();
+    try {
+      return text.length === 0 ? null : JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  if (type === '' || type.startsWith('text/') || type.includes('xml') || type.includes('x-www-form-urlencoded')) {
+    return response.text();
+  }
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  const name = decodeURIComponent(url.pathname.split('/').pop() || 'response');
+  if (blobs) return { files: [await blobs.put(name, bytes, type)] };
+  return { files: [{ name, size: bytes.byteLength, contentType: type, url: `data:${type};base64,${Buffer.from(bytes).toString('base64')}` }] };
+}

@@ -1,0 +1,41 @@
+import type { NodeExecutor, NodeExecutorRegistry } from '../../domain/nodes/node-executor.js';
+import { conditionalNodeExecutor } from '../../domain/nodes/conditional-node.js';
+import { inputNodeExecutor } from '../../domain/nodes/input-node.js';
+import { loopNodeExecutor } from '../../domain/nodes/loop-node.js';
+import { outputNodeExecutor } from '../../domain/nodes/output-node.js';
+import { waitNodeExecutor } from '../../domain/nodes/wait-node.js';
+import { databaseNodeExecutor } from './database-node.js';
+import { integrationNodeExecutor, type BlobSink } from './integration-node.js';
+import { ScriptSandbox } from './script-sandbox.js';
+import { scriptNodeExecutor } from './script-node.js';
+import { SqlConnections } from './sql-connections.js';
+import { sqlNodeExecutor } from './sql-node.js';
+
+/** The node types this engine runs, with the resources they hold (isolates, database pools). */
+export interface NodePalette {
+  executors: NodeExecutorRegistry;
+  close(): Promise<void>;
+}
+
+export function createNodePalette(options: { blobs?: BlobSink; httpBackoffMs?: number } = {}): NodePalette {
+  const sandbox = new ScriptSandbox();
+  const connections = new SqlConnections();
+  const executors: NodeExecutor<any>[] = [ // eslint-disable-line @typescript-eslint/no-explicit-any
+    inputNodeExecutor,
+    outputNodeExecutor,
+    conditionalNodeExecutor,
+    loopNodeExecutor,
+    waitNodeExecutor,
+    scriptNodeExecutor(sandbox),
+    integrationNodeExecutor({ blobs: options.blobs, backoffMs: options.httpBackoffMs }),
+    sqlNodeExecutor(connections),
+    databaseNodeExecutor(connections),
+  ];
+  return {
+    executors: new Map(executors.map((executor) => [executor.type, executor])),
+    async close() {
+      sandbox.dispose();
+      await connections.close();
+    },
+  };
+}

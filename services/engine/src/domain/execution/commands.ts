@@ -1,0 +1,28 @@
+import type { IterationPath } from '@weft/contracts';
+import type { ExecutionStartedData, FailedNodeInfo } from './events.js';
+
+/** Commands on an execution; the adapter fills `metadata.now`, the domain never reads a clock. */
+export interface CommandMetadata {
+  now: Date;
+}
+
+interface NodeRef {
+  nodeId: string;
+  iteration?: IterationPath;
+}
+
+export type ExecutionCommand =
+  | { type: 'StartExecution'; data: Omit<ExecutionStartedData, 'startedAt'>; metadata: CommandMetadata }
+  | {
+      type: 'StartNode';
+      data: NodeRef & { nodeName: string; nodeType: string; inputData: unknown };
+      metadata: CommandMetadata;
+    }
+  | { type: 'CompleteNode'; data: NodeRef & { outputData: unknown; handles: string[]; durationMs: number }; metadata: CommandMetadata }
+  | { type: 'FailNode'; data: NodeRef & { error: string; durationMs: number }; metadata: CommandMetadata }
+  | { type: 'SkipNode'; data: NodeRef & { nodeName: string; nodeType: string }; metadata: CommandMetadata }
+  | { type: 'ScheduleRetry'; data: { retryAt: Date }; metadata: CommandMetadata }
+  | { type: 'CompleteExecution'; data: { outputData: Record<string, unknown> }; metadata: CommandMetadata }
+  | { type: 'FailExecution'; data: { errorMessage: string; failedNode: FailedNodeInfo | null }; metadata: CommandMetadata }
+  | { type: 'TimeOutExecution'; data: Record<string, never>; metadata: CommandMetadata }
+  | { type: 'CancelExecution'; data: { cancelledByUserId: string | null }; metadata: CommandMetadata };

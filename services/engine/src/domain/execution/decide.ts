@@ -1,0 +1,139 @@
+import { conflict, notFound } from '@weft/contracts';
+import type { ExecutionCommand } from './commands.js';
+import type { ExecutionEvent } from './events.js';
+import { isFinished, runKey, type ExecutionState } from './state.js';
+
+/**
+ * Commands to events, pure. Refusals are ProblemErrors: 404 for an execution that never started,
+ * 409 for a step that does not fit its state (finished execution, node not running ...).
+ */
+const secondsSince = (state: ExecutionState, now: Date): number =>
+  state.started ? Math.max(0, (now.getTime() - Date.parse(state.started.startedAt)) / 1000) : 0;
+
+export function decide(command: ExecutionCommand, state: ExecutionState): ExecutionEvent[] {
+  const now = command.metadata.now;
+  const at = now.toISOString();
+  if (command.type === 'StartExecution') {
+    if (state.status !== 'not_started') throw conflict(`execution ${command.data.executionId} already started`);
+    return [{ type: 'ExecutionStarted', data: { ...command.data, startedAt: at } }];
+  }
+  if (!state.started) throw notFound('execution not found');
+  const executionId = state.started.executionId;
+  if (isFinished(state)) throw conflict(`execution ${executionId} is already ${state.status}`);
+
+  switch (command.type) {
+    case 'StartNode': {
+      const { nodeId, iteration, nodeName, nodeType, inputData } = command.data;
+      const run = state.nodeRuns.get(runKey(nodeId, iteration));
+      if (run?.status === 'completed' || run?.status === 'skipped') {
+        throw conflict(`node ${nodeId} already ${run.status}`);
+      }
+      return [
+        {
+          type: 'NodeStarted',
+          data: {
+            executionId,
+            nodeId,
+            nodeName,
+            nodeType,
+            inputData,
+            attempt: state.attempt,
+            startedAt: at,
+            ...(iteration?.length ? { iteration } : {}),
+          },
+        },
+      ];
+    }
+    case 'CompleteNode':
+    case 'FailNode': {
+      const { nodeId, iteration } = command.data;
+      if (state.nodeRuns.get(runKey(nodeId, iteration))?.status !== 'running') {
+        throw conflict(`node ${nodeId} is not running`);
+      }
+      const where = iteration?.length ? { iteration } : {};
+      const durationMs = Math.max(0, Math.round(command.data.durationMs));
+      return command.type === 'CompleteNode'
+        ? [
+            {
+              type: 'NodeCompleted',
+              data: { executionId, nodeId, outputData: command.data.outputData, handles: command.data.handles, completedAt: at, durationMs, ...where },
+            },
+          ]
+        : [{ type: 'NodeFailed', data: { executionId, nodeId, error: command.data.error, completedAt: at, durationMs, ...where } }];
+    }
+    case 'SkipNode': {
+      const { nodeId, iteration, nodeName, nodeType } = command.data;
+      // Re-deciding a skip after a resume must not record it twice.
+      if (state.nodeRuns.has(runKey(nodeId, iteration))) return [];
+      return [
+        {
+          type: 'NodeSkipped',
+          data: { executionId, nodeId, nodeName, nodeType, skippedAt: at, ...(iteration?.length ? { iteration } : {}) },
+        },
+      ];
+    }
+    case 'ScheduleRetry': {
+      const failure = state.lastFailure;
+      if (!failure) throw conflict('no failed node to retry');
+      if (state.attempt > state.started.maxRetries) {
+        throw conflict(`execution ${executionId} used all ${state.started.maxRetries} retries`);
+      }
+      return [
+        {
+          type: 'ExecutionRetryScheduled',
+          data: {
+            executionId,
+            attempt: state.attempt + 1,
+            failedNodeId: failure.nodeId,
+            error: failure.error,
+            retryAt: command.data.retryAt.toISOString(),
+          },
+        },
+      ];
+    }
+    case 'CompleteExecution':
+      return [
+        {
+          type: 'ExecutionCompleted',
+          data: { executionId, outputData: command.data.outputData, completedAt: at, durationSeconds: secondsSince(state, now) },
+        },
+      ];
+    case 'FailExecution':
+      return [
+        {
+          type: 'ExecutionFailed',
+          data: {
+            executionId,
+            errorMessage: command.data.errorMessage,
+            failedNode: command.data.failedNode,
+            attempt: state.attempt,
+            completedAt: at,
+            durationSeconds: secondsSince(state, now),
+          },
+        },
+      ];
+    case 'TimeOutExecution':
+      return [
+        {
+          type: 'ExecutionTimedOut',
+          data: {
+            executionId,
+            errorMessage: `execution exceeded its timeout of ${state.started.timeoutSeconds} s`,
+            completedAt: at,
+            durationSeconds: secondsSince(state, now),
+          },
+        },
+      ];
+    case 'CancelExecution':
+      return [
+        {
+          type: 'ExecutionCancelled',
+          data: { executionId, cancelledByUserId: command.data.cancelledByUserId, completedAt: at, durationSeconds: secondsSince(state, now) },
+        },
+      ];
+    default: {
+      const unknown: never = command;
+      throw new Error(`unknown execution command ${JSON.stringify(unknown)}`);
+    }
+  }
+}

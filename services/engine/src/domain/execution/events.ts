@@ -1,0 +1,12 @@
+/** The execution aggregate's events: the public contract lives in @weft/contracts (events/engine). */
+export type {
+  ExecutionEvent,
+  ExecutionEventType,
+  ExecutionStartedData,
+  FailedNodeInfo,
+  IterationPath,
+} from '@weft/contracts';
+export { EXECUTION_EVENT_TYPES, TERMINAL_EXECUTION_EVENTS } from '@weft/contracts';
+
+/** Stream of one execution. */
+export const executionStreamId = (executionId: string): string => `execution-${executionId}`;

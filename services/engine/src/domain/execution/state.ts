@@ -1,0 +1,121 @@
+import type { ExecutionStatus, IterationPath } from '@weft/contracts';
+import type { ExecutionEvent, ExecutionStartedData } from './events.js';
+
+/**
+ * What the engine needs to know about an execution to decide its next step or resume it:
+ * folded from its events by `evolve`.
+ */
+export interface NodeRun {
+  nodeId: string;
+  iteration: IterationPath;
+  status: 'running' | 'completed' | 'failed' | 'skipped';
+  inputData: Record<string, unknown>;
+  outputData: unknown;
+  handles: string[];
+  firstStartedAt: string | null;
+  error: string | null;
+}
+
+export interface ExecutionState {
+  status: 'not_started' | ExecutionStatus;
+  started: ExecutionStartedData | null;
+  attempt: number;
+  /** Keyed by node run key (node id, prefixed by loop iterations). */
+  nodeRuns: Map<string, NodeRun>;
+  lastFailure: { nodeId: string; error: string } | null;
+}
+
+export const initialExecutionState = (): ExecutionState => ({
+  status: 'not_started',
+  started: null,
+  attempt: 1,
+  nodeRuns: new Map(),
+  lastFailure: null,
+});
+
+export const isFinished = (state: ExecutionState): boolean =>
+  state.status !== 'not_started' && state.status !== 'running';
+
+/** Same key as the graph runner's `nodeRunKey`, so resumed runs find their seeds. */
+export const runKey = (nodeId: string, iteration: IterationPath = []): string =>
+  iteration.length === 0 ? nodeId : `${iteration.map((i) => `${i.loopNodeId}#${i.index}`).join('/')}/${nodeId}`;
+
+/** Mutates and returns `state`: the engine folds thousands of node events, copying would be quadratic. */
+export function evolve(state: ExecutionState, event: ExecutionEvent): ExecutionState {
+  switch (event.type) {
+    case 'ExecutionStarted':
+      state.status = 'running';
+      state.started = event.data;
+      return state;
+    case 'NodeStarted': {
+      const key = runKey(event.data.nodeId, event.data.iteration);
+      const previous = state.nodeRuns.get(key);
+      state.nodeRuns.set(key, {
+        nodeId: event.data.nodeId,
+        iteration: event.data.iteration ?? [],
+        status: 'running',
+        inputData: (event.data.inputData ?? {}) as Record<string, unknown>,
+        outputData: null,
+        handles: [],
+        firstStartedAt: previous?.firstStartedAt ?? event.data.startedAt,
+        error: null,
+      });
+      return state;
+    }
+    case 'NodeCompleted': {
+      const run = state.nodeRuns.get(runKey(event.data.nodeId, event.data.iteration));
+      if (run) {
+        run.status = 'completed';
+        run.outputData = event.data.outputData;
+        run.handles = event.data.handles;
+      }
+      return state;
+    }
+    case 'NodeFailed': {
+      const run = state.nodeRuns.get(runKey(event.data.nodeId, event.data.iteration));
+      if (run) {
+        run.status = 'failed';
+        run.error = event.data.error;
+      }
+      state.lastFailure ??= { nodeId: event.data.nodeId, error: event.data.error };
+      return state;
+    }
+    case 'NodeSkipped':
+      state.nodeRuns.set(runKey(event.data.nodeId, event.data.iteration), {
+        nodeId: event.data.nodeId,
+        iteration: event.data.iteration ?? [],
+        status: 'skipped',
+        inputData: {},
+        outputData: null,
+        handles: [],
+        firstStartedAt: null,
+        error: null,
+      });
+      return state;
+    case 'ExecutionRetryScheduled':
+      state.attempt = event.data.attempt;
+      state.lastFailure = null;
+      // Runs that did not complete start over; completed ones are kept as the retry's seeds.
+      for (const [key, run] of state.nodeRuns) if (run.status !== 'completed') state.nodeRuns.delete(key);
+      return state;
+    case 'ExecutionCompleted':
+      state.status = 'completed';
+      return state;
+    case 'ExecutionFailed':
+      state.status = 'failed';
+      return state;
+    case 'ExecutionTimedOut':
+      state.status = 'timeout';
+      return state;
+    case 'ExecutionCancelled':
+      state.status = 'cancelled';
+      return state;
+    default: {
+      const unknown: never = event;
+      throw new Error(`unknown execution event ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+export const foldExecution = (events: readonly ExecutionEvent[]): ExecutionState =>
+  events.reduce(evolve, initialExecutionState());

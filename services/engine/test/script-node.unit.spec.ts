@@ -1,0 +1,75 @@
+import type { ScriptNodeConfig } from '@weft/contracts';
+import { ScriptSandbox } from '../src/adapters/nodes/script-sandbox.js';
+import { scriptNodeExecutor } from '../src/adapters/nodes/script-node.js';
+import { GraphBuilder } from './fixtures/graph-builder.js';
+import { pureExecutors, runInMemory } from './support/run-in-memory.js';
+
+describe('script node (isolated-vm)', () => {
+  const sandbox = new ScriptSandbox();
+  afterAll(() => sandbox.dispose());
+  const org = crypto.randomUUID();
+  const run = (code: string, input: unknown, extra: Partial<ScriptNodeConfig> = {}) =>
+    sandbox.run({ organizationId: org, code, input, timeoutMs: extra.timeoutMs ?? 1000, memoryMb: extra.memoryMb ?? 32 });
+
+  test('receives input and returns the output, async code included', async () => {
+    expect(await run('return { sum: input.a + input.b }', { a: 2, b: 3 })).toEqual({ sum: 5 });
+    expect(await run('const x = await Promise.resolve(7); return x * 2;', {})).toBe(14);
+  });
+
+  test('has no access to the host', async () => {
+    const probe = `return [typeof require, typeof process, typeof fetch, typeof setTimeout, typeof globalThis.fs];`;
+    expect(await run(probe, {})).toEqual(['undefined', 'undefined', 'undefined', 'undefined', 'undefined']);
+  });
+
+  test('state does not leak from one run to the next', async () => {
+    await run('globalThis.leak = 42; return null', {});
+    expect(await run('return typeof globalThis.leak', {})).toBe('undefined');
+  });
+
+  test('a script that loops forever is stopped and the sandbox stays healthy', async () => {
+    await expect(run('while (true) {}', {}, { timeoutMs: 100 })).rejects.toThrow(/timed out after 100 ms/);
+    await expect(run('await null; while (true) {}', {}, { timeoutMs: 100 })).rejects.toThrow(/timed out/);
+    expect(await run('return "alive"', {})).toBe('alive');
+  });
+
+  test('a script that allocates without bound is stopped and the sandbox stays healthy', async () => {
+    const bomb = 'const a = []; while (true) { a.push(new Array(100000).fill("x")); }';
+    await expect(run(bomb, {}, { memoryMb: 16, timeoutMs: 10000 })).rejects.toThrow(/memory limit of 16 MB/);
+    expect(await run('return 1 + 1', {}, { memoryMb: 16 })).toBe(2);
+  });
+
+  test('a syntax error is reported as a node error', async () => {
+    await expect(run('return {', {})).rejects.toThrow(/does not compile/);
+  });
+
+  test('a multi-output script fires only the ports it returns', async () => {
+    const g = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('Split', 'scriptNode', {
+        code: 'return input.In.n % 2 === 0 ? { even: { n: input.In.n } } : { odd: { n: input.In.n } };',
+        outputs: ['even', 'odd'],
+      })
+      .node('Even', 'outputNode')
+      .node('Odd', 'outputNode')
+      .edge('In', 'Split')
+      .edge('Split', 'Even', 'even')
+      .edge('Split', 'Odd', 'odd');
+    const executors = pureExecutors(scriptNodeExecutor(sandbox));
+    const { outcome, listener } = await runInMemory(g.snapshot(), g.id('In'), { n: 4 }, { executors });
+    expect(outcome.status).toBe('completed');
+    expect(listener.labels('skipped')).toEqual(['Odd']);
+    expect((listener.output('Even') as Record<string, unknown>).Split).toEqual({ even: { n: 4 } });
+  });
+
+  test('a script node keeps its code untemplated and reports script errors as node failures', async () => {
+    const g = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('Code', 'scriptNode', { code: 'const t = "{{input}}"; if (input.In.fail) throw new Error("bad " + t); return t;' })
+      .edge('In', 'Code');
+    const executors = pureExecutors(scriptNodeExecutor(sandbox));
+    const ok = await runInMemory(g.snapshot(), g.id('In'), { fail: false }, { executors });
+    expect(ok.listener.output('Code')).toBe('{{input}}');
+    const failed = await runInMemory(g.snapshot(), g.id('In'), { fail: true }, { executors });
+    expect(failed.outcome).toMatchObject({ status: 'failed', error: expect.stringContaining('bad {{input}}') });
+  });
+});

@@ -1,0 +1,40 @@
+import { randomUUID } from 'node:crypto';
+import { migrate, type EventStore, type Projection } from '@weft/event-store';
+import { CATALOG_MIGRATIONS_TABLE, catalogMigrations } from '../projections/catalog-migrations.js';
+import { processProjection } from '../projections/process-projection.js';
+import { versionProjection } from '../projections/version-projection.js';
+import type { Runtime } from './caller.js';
+import type { KnownSchemaSource } from './known-schemas.js';
+import { ProcessCommands } from './process-commands.js';
+import { ProcessQueries } from './process-queries.js';
+
+/** Every read model the catalog owns, in the order they must apply. */
+export const catalogProjections: readonly Projection[] = [processProjection, versionProjection];
+
+export const systemRuntime: Runtime = { now: () => new Date().toISOString(), newId: () => randomUUID() };
+
+/** The catalog's application layer, wired onto one event store. */
+export interface CatalogApplication {
+  store: EventStore;
+  runtime: Runtime;
+  processes: ProcessCommands;
+  queries: ProcessQueries;
+  schemas: KnownSchemaSource;
+}
+
+/** Migrates the read-model tables and registers the inline projections (once per store). */
+export async function openCatalogApplication(
+  store: EventStore,
+  runtime: Runtime = systemRuntime,
+): Promise<CatalogApplication> {
+  await migrate(store.db, catalogMigrations, CATALOG_MIGRATIONS_TABLE);
+  store.registerProjections(catalogProjections);
+  const queries = new ProcessQueries(store.db, store);
+  return {
+    store,
+    runtime,
+    processes: new ProcessCommands(store, runtime),
+    queries,
+    schemas: { schemasOf: async () => [] },
+  };
+}

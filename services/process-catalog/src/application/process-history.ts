@@ -1,0 +1,107 @@
+import type { Page } from '@weft/contracts';
+import type { EventStore, StoredEvent } from '@weft/event-store';
+import { processStreamId, type ProcessEvent } from '../domain/process/events.js';
+import { nodeLabel, type GraphNode } from '../domain/process/graph.js';
+import { toProcessEvent } from '../projections/stored-process-event.js';
+import type { Caller } from './caller.js';
+import type { ProcessQueries } from './process-queries.js';
+
+/** One line of a process's audit history. */
+export interface HistoryEntry {
+  revision: number;
+  type: string;
+  /** The command's time. */
+  at: string;
+  recordedAt: string;
+  actor: { id: string | null; name: string | null };
+  traceId: string | null;
+  correlationId: string | null;
+  /** What happened, for a person. */
+  summary: string;
+}
+
+const node = (n: GraphNode): string => `node "${nodeLabel(n) ?? n.id}" (${n.type})`;
+
+export function summarize(event: ProcessEvent): string {
+  switch (event.type) {
+    case 'ProcessCreated':
+      return `created process "${event.data.name}" with ${event.data.nodes.length} nodes and ${event.data.edges.length} edges`;
+    case 'ProcessSettingsChanged':
+      return `changed ${Object.keys(event.data.changes).join(', ')}`;
+    case 'ProcessDeleted':
+      return 'deleted the process';
+    case 'NodeAdded':
+      return `added ${node(event.data.node)}`;
+    case 'NodeUpdated':
+      return (
+        `changed ${node(event.data.node)}` +
+        (event.data.rewrittenConfigs.length > 0
+          ? `, rewriting references in ${event.data.rewrittenConfigs.length} other nodes`
+          : '')
+      );
+    case 'NodeDeleted':
+      return `deleted node ${event.data.nodeId} and ${event.data.removedEdgeIds.length} edges`;
+    case 'EdgeAdded':
+      return `connected ${event.data.edge.sourceNodeId}:${event.data.edge.sourceHandle} to ${event.data.edge.targetNodeId}`;
+    case 'EdgeDeleted':
+      return `deleted edge ${event.data.edgeId}`;
+    case 'GraphReplaced':
+      return `replaced the graph (${event.data.nodes.length} nodes, ${event.data.edges.length} edges)`;
+    case 'ProcessLocked':
+      return 'locked the process';
+    case 'ProcessUnlocked':
+      return 'unlocked the process';
+    case 'ProcessStarted':
+      return 'started the process';
+    case 'ProcessStopped':
+      return 'stopped the process';
+    case 'VersionCreated':
+      return `created version ${event.data.versionNumber} "${event.data.label}"`;
+    case 'VersionDeleted':
+      return `deleted version ${event.data.versionId}`;
+    case 'VersionRestored':
+      return `restored version ${event.data.versionNumber}`;
+    default: {
+      const unknownEvent: never = event;
+      return unknownEvent;
+    }
+  }
+}
+
+const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+function toEntry(stored: StoredEvent, event: ProcessEvent): HistoryEntry {
+  return {
+    revision: stored.streamVersion,
+    type: stored.type,
+    at: event.data.at,
+    recordedAt: stored.recordedAt.toISOString(),
+    actor: { id: text(stored.metadata.actorId), name: text(stored.metadata.actorName) },
+    traceId: text(stored.metadata.traceId),
+    correlationId: text(stored.metadata.correlationId),
+    summary: summarize(event),
+  };
+}
+
+/** Every event of a process, oldest first, paged. */
+export async function processHistory(
+  processId: string,
+  page: { page: number; pageSize: number },
+  caller: Caller,
+  queries: ProcessQueries,
+  store: EventStore,
+): Promise<Page<HistoryEntry>> {
+  await queries.accessibleState(processId, caller);
+  const stored = await store.readStream(processStreamId(processId));
+  const entries = stored.flatMap((event) => {
+    const domain = toProcessEvent(event);
+    return domain ? [toEntry(event, domain)] : [];
+  });
+  const start = (page.page - 1) * page.pageSize;
+  return {
+    items: entries.slice(start, start + page.pageSize),
+    page: page.page,
+    pageSize: page.pageSize,
+    total: entries.length,
+  };
+}

@@ -1,0 +1,49 @@
+import { sql } from 'kysely';
+import type { Migration } from '@weft/event-store';
+
+/** The catalog's read-model tables; ids and times stay text so a rebuild reproduces them byte for byte. */
+export const CATALOG_MIGRATIONS_TABLE = 'catalog_migrations';
+
+export const catalogMigrations: Migration[] = [
+  {
+    name: '001_processes_and_versions',
+    async up(db) {
+      await sql`
+        CREATE TABLE catalog_processes (
+          id text PRIMARY KEY,
+          organization_id text NOT NULL,
+          name text NOT NULL,
+          revision integer NOT NULL,
+          state jsonb NOT NULL,
+          created_at text NOT NULL,
+          updated_at text NOT NULL
+        )`.execute(db);
+      await sql`CREATE INDEX catalog_processes_by_org ON catalog_processes (organization_id, name, id)`.execute(db);
+      await sql`
+        CREATE TABLE catalog_process_versions (
+          id text PRIMARY KEY,
+          process_id text NOT NULL,
+          organization_id text NOT NULL,
+          version_number integer NOT NULL,
+          label text NOT NULL,
+          snapshot jsonb NOT NULL,
+          created_by text NOT NULL,
+          created_by_id text NOT NULL,
+          created_at text NOT NULL
+        )`.execute(db);
+      await sql`CREATE INDEX catalog_process_versions_by_process ON catalog_process_versions (process_id, version_number)`.execute(
+        db,
+      );
+      // Filled by the collections projection; created here so the process list can filter on it.
+      await sql`
+        CREATE TABLE catalog_process_collection_members (
+          collection_id text NOT NULL,
+          process_id text NOT NULL,
+          PRIMARY KEY (collection_id, process_id)
+        )`.execute(db);
+      await sql`CREATE INDEX catalog_process_collection_members_by_process ON catalog_process_collection_members (process_id)`.execute(
+        db,
+      );
+    },
+  },
+];
