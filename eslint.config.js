@@ -30,7 +30,7 @@ export default tseslint.config(
     languageOptions: {
       ...tseslint.configs.disableTypeChecked.languageOptions,
       parserOptions: { project: false, program: null, projectService: false },
-      globals: { process: 'readonly', console: 'readonly', require: 'readonly', module: 'writable', URL: 'readonly', fetch: 'readonly' },
+      globals: { process: 'readonly', console: 'readonly', require: 'readonly', module: 'writable', URL: 'readonly', fetch: 'readonly', AbortSignal: 'readonly', setTimeout: 'readonly' },
     },
   },
 );

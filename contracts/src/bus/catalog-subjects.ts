@@ -28,4 +28,10 @@ export const catalogHttp = {
   getVersion: http('version.get'),
   restoreVersion: http('version.restore'),
   deleteVersion: http('version.delete'),
+  createConnection: http('connection.create'),
+  listConnections: http('connection.list'),
+  getConnection: http('connection.get'),
+  deleteConnection: http('connection.delete'),
 };
+
+export type CatalogHttpRouteName = keyof typeof catalogHttp;

@@ -83,3 +83,14 @@ export const createVersionBodySchema: JsonSchema = {
   required: ['label'],
   additionalProperties: false,
 };
+
+export const createConnectionBodySchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    type: { enum: ['gmail-oauth', 'outlook-oauth', 'google-service-account', 'postgres', 'mysql', 'http'] },
+    name: { type: 'string', minLength: 1, maxLength: 500 },
+    data: { type: 'object' },
+  },
+  required: ['type', 'name', 'data'],
+  additionalProperties: false,
+};

@@ -1,6 +1,7 @@
 import { catalogHttp } from '../bus/catalog-subjects.js';
 import {
   createProcessBodySchema,
+  createConnectionBodySchema,
   createVersionBodySchema,
   edgeInputSchema,
   nodeInputSchema,
@@ -13,6 +14,7 @@ import { httpRoute, type HttpRoute } from './http-route.js';
 const PROCESSES = 'Processes';
 const GRAPH = 'Process graph';
 const VERSIONS = 'Process versions';
+const CONNECTIONS = 'Connections';
 const IF_MATCH = ' Send `If-Match: <revision>` to fail with 409 instead of overwriting a newer revision.';
 
 /** Public HTTP routes served by the process catalog (docs/catalog.md). */
@@ -208,6 +210,39 @@ export const catalogRoutes: HttpRoute[] = [
     spec: catalogHttp.deleteVersion,
     summary: 'Delete a version permanently.',
     tag: VERSIONS,
+    successStatus: 204,
+  }),
+  httpRoute({
+    method: 'POST',
+    path: '/api/v1/connections/by-org/:org_id',
+    spec: catalogHttp.createConnection,
+    summary: 'Store credentials (encrypted at rest) for triggers and nodes. The secret data is never returned.',
+    tag: CONNECTIONS,
+    bodySchema: createConnectionBodySchema,
+    orgParam: 'org_id',
+    successStatus: 201,
+  }),
+  httpRoute({
+    method: 'GET',
+    path: '/api/v1/connections/by-org/:org_id',
+    spec: catalogHttp.listConnections,
+    summary: 'Connections of an organization (without secrets). Query: page, pageSize.',
+    tag: CONNECTIONS,
+    orgParam: 'org_id',
+  }),
+  httpRoute({
+    method: 'GET',
+    path: '/api/v1/connections/by-id/:id',
+    spec: catalogHttp.getConnection,
+    summary: 'One connection (without secrets).',
+    tag: CONNECTIONS,
+  }),
+  httpRoute({
+    method: 'DELETE',
+    path: '/api/v1/connections/by-id/:id',
+    spec: catalogHttp.deleteConnection,
+    summary: 'Delete a connection and its encrypted secret.',
+    tag: CONNECTIONS,
     successStatus: 204,
   }),
 ];

@@ -9,3 +9,4 @@ export { BusModule } from './adapters/nestjs/bus-module.js';
 export { BusExceptionFilter } from './adapters/nestjs/bus-exception-filter.js';
 export { BusTransport, type BusTransportOptions } from './adapters/nestjs/bus-transport.js';
 export { connectBusMicroservice } from './adapters/nestjs/connect-bus-microservice.js';
+export { createBusMicroservice } from './adapters/nestjs/create-bus-microservice.js';

@@ -17,6 +17,8 @@ export interface BusHarness {
   crash?: (bus: Bus) => Promise<void>;
   /** Removes a stream the suite created (unique names only). */
   deleteStream?: (stream: string) => Promise<void>;
+  /** Called once after every test of the suite. */
+  dispose?: () => Promise<void>;
 }
 
 const uniqueId = () => randomUUID().replace(/-/g, '').slice(0, 12);
@@ -73,6 +75,7 @@ export function describeBusContract(name: string, harness: BusHarness): void {
     });
     afterAll(async () => {
       for (const stream of streams) await harness.deleteStream?.(stream);
+      await harness.dispose?.();
       await telemetry.shutdown();
     });
 

@@ -3,8 +3,9 @@ import type { Bus } from '@weft/bus';
 import type { WeftConfig } from '@weft/config';
 import type { EventStore } from '@weft/event-store';
 import { openCatalogApplication, type CatalogApplication } from './application/catalog-application.js';
-import { processHttpHandlers } from './adapters/http/process-http-handlers.js';
+import { catalogHttpHandlers } from './adapters/http/catalog-http-handlers.js';
 import { CatalogInternalController } from './adapters/nats/catalog-internal-controller.js';
+import { ConnectionController } from './adapters/nats/connection-controller.js';
 import { CATALOG_APPLICATION, CATALOG_HTTP_HANDLERS } from './adapters/nats/catalog-tokens.js';
 import { GraphController } from './adapters/nats/graph-controller.js';
 import { ProcessController } from './adapters/nats/process-controller.js';
@@ -23,12 +24,18 @@ export class ProcessCatalogModule {
   static register(deps: CatalogDeps): DynamicModule {
     return {
       module: ProcessCatalogModule,
-      controllers: [ProcessController, GraphController, VersionController, CatalogInternalController],
+      controllers: [
+        ProcessController,
+        GraphController,
+        VersionController,
+        ConnectionController,
+        CatalogInternalController,
+      ],
       providers: [
         { provide: CATALOG_APPLICATION, useFactory: () => openCatalogApplication(deps.store, deps.config) },
         {
           provide: CATALOG_HTTP_HANDLERS,
-          useFactory: (app: CatalogApplication) => processHttpHandlers(app),
+          useFactory: (app: CatalogApplication) => catalogHttpHandlers(app),
           inject: [CATALOG_APPLICATION],
         },
       ],

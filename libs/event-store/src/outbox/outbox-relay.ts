@@ -91,7 +91,7 @@ export class OutboxRelay {
   }
 
   start(): void {
-    this.store.listenForAppends();
+    void this.store.listenForAppends();
     this.running ??= this.campaign();
   }
 

@@ -3,13 +3,17 @@ import { migrate, type EventStore, type Projection } from '@weft/event-store';
 import { CATALOG_MIGRATIONS_TABLE, catalogMigrations } from '../projections/catalog-migrations.js';
 import { processProjection } from '../projections/process-projection.js';
 import { versionProjection } from '../projections/version-projection.js';
+import { connectionProjection } from '../projections/connection-projection.js';
 import type { Runtime } from './caller.js';
+import { Connections } from './connections.js';
+import { SecretBox } from './secret-box.js';
+import { resolveSecretKey } from './secret-key-file.js';
 import type { KnownSchemaSource } from './known-schemas.js';
 import { ProcessCommands } from './process-commands.js';
 import { ProcessQueries } from './process-queries.js';
 
 /** Every read model the catalog owns, in the order they must apply. */
-export const catalogProjections: readonly Projection[] = [processProjection, versionProjection];
+export const catalogProjections: readonly Projection[] = [processProjection, versionProjection, connectionProjection];
 
 export const systemRuntime: Runtime = { now: () => new Date().toISOString(), newId: () => randomUUID() };
 
@@ -20,13 +24,22 @@ export interface CatalogApplication {
   processes: ProcessCommands;
   queries: ProcessQueries;
   schemas: KnownSchemaSource;
+  connections: Connections;
+}
+
+/** Settings the catalog reads (a subset of WeftConfig). */
+export interface CatalogSettings {
+  secretKey?: string;
+  dataDir: string;
 }
 
 /** Migrates the read-model tables and registers the inline projections (once per store). */
 export async function openCatalogApplication(
   store: EventStore,
+  settings: CatalogSettings,
   runtime: Runtime = systemRuntime,
 ): Promise<CatalogApplication> {
+  const secrets = new SecretBox(await resolveSecretKey(settings));
   await migrate(store.db, catalogMigrations, CATALOG_MIGRATIONS_TABLE);
   store.registerProjections(catalogProjections);
   const queries = new ProcessQueries(store.db, store);
@@ -36,5 +49,6 @@ export async function openCatalogApplication(
     processes: new ProcessCommands(store, runtime),
     queries,
     schemas: { schemasOf: async () => [] },
+    connections: new Connections(store, store.db, runtime, secrets),
   };
 }

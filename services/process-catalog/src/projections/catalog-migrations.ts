@@ -46,4 +46,21 @@ export const catalogMigrations: Migration[] = [
       );
     },
   },
+  {
+    name: '002_connections',
+    async up(db) {
+      await sql`
+        CREATE TABLE catalog_connections (
+          id text PRIMARY KEY,
+          organization_id text NOT NULL,
+          type text NOT NULL,
+          name text NOT NULL,
+          sealed_data jsonb NOT NULL,
+          created_by text NOT NULL,
+          created_by_id text NOT NULL,
+          created_at text NOT NULL
+        )`.execute(db);
+      await sql`CREATE INDEX catalog_connections_by_org ON catalog_connections (organization_id, name, id)`.execute(db);
+    },
+  },
 ];

@@ -10,6 +10,7 @@ import type {
   Subscription,
   WorkMessage,
 } from '../../bus.js';
+import { InMemoryBusConnection } from './in-memory-bus-connection.js';
 import { InMemoryEventStreams } from './in-memory-event-streams.js';
 import { InMemoryRequestReply } from './in-memory-request-reply.js';
 import { InMemoryTimers } from './in-memory-timers.js';
@@ -31,6 +32,11 @@ export class InMemoryBus implements Bus {
     this.requests = new InMemoryRequestReply(logger);
     this.events = new InMemoryEventStreams(this.timers, logger);
     this.workQueues = new InMemoryWorkQueues(this.timers, logger);
+  }
+
+  /** A connection for one service: its close() stops only what it subscribed. */
+  connection(): Bus {
+    return new InMemoryBusConnection(this);
   }
 
   request<Req, Res>(spec: RequestSpec<Req, Res>, payload: Req, options?: SendOptions): Promise<Res> {

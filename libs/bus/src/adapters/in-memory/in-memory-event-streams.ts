@@ -94,6 +94,9 @@ export class InMemoryEventStreams {
     if (durable.delivering || durable.retryScheduled || this.timers.stopped) return;
     durable.delivering = this.deliver(durable).finally(() => {
       durable.delivering = undefined;
+      // An event published while the loop was finishing still needs delivering.
+      const behind = durable.cursor < durable.stream.events.length;
+      if (behind && durable.subscribers.length > 0) this.pump(durable);
     });
   }
 

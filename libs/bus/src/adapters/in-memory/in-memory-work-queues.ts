@@ -19,6 +19,7 @@ interface WorkConsumer {
   options: ConsumeOptions;
   handler: (message: WorkMessage<unknown>) => Promise<void>;
   running: number;
+  inFlight: InFlight;
 }
 
 interface WorkQueue {
@@ -67,13 +68,14 @@ export class InMemoryWorkQueues {
       options,
       handler: handler as (message: WorkMessage<unknown>) => Promise<void>,
       running: 0,
+      inFlight: new InFlight(),
     };
     queue.consumers.push(consumer);
     this.pump(queue);
     return {
       unsubscribe: async () => {
         queue.consumers = queue.consumers.filter((candidate) => candidate !== consumer);
-        await this.inFlight.settled();
+        await consumer.inFlight.settled();
       },
     };
   }
@@ -103,7 +105,7 @@ export class InMemoryWorkQueues {
       }
       const consumer = this.freeConsumer(queue);
       if (!consumer) return;
-      void this.inFlight.track(this.run(queue, consumer, item));
+      void this.inFlight.track(consumer.inFlight.track(this.run(queue, consumer, item)));
     }
     if (nextAvailableAt !== Infinity) this.timers.after(nextAvailableAt - now, () => this.pump(queue));
   }

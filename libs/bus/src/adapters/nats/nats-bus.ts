@@ -46,12 +46,7 @@ export class NatsBus implements Bus {
       ...options.connection,
     });
     const jsm = await jetstreamManager(connection);
-    return new NatsBus(
-      connection,
-      jetstream(connection),
-      new NatsStreams(jsm),
-      options.logger ?? createLogger('bus'),
-    );
+    return new NatsBus(connection, jetstream(connection), new NatsStreams(jsm), options.logger ?? createLogger('bus'));
   }
 
   request<Req, Res>(spec: RequestSpec<Req, Res>, payload: Req, options?: SendOptions): Promise<Res> {

@@ -9,10 +9,8 @@ import { HEADER, messageContext, outgoingHeaders } from '../../message-headers.j
 import { problemFromError } from '../../problem-reply.js';
 import { fromNatsHeaders, toNatsHeaders } from './nats-headers.js';
 
-
 const isNoResponders = (error: unknown): boolean =>
-  error instanceof errors.NoRespondersError ||
-  (error instanceof errors.RequestError && error.isNoResponders());
+  error instanceof errors.NoRespondersError || (error instanceof errors.RequestError && error.isNoResponders());
 
 /** Sends a request and turns the reply (or its absence) into a result or a ProblemError. */
 export async function natsRequest<Req, Res>(

@@ -49,7 +49,11 @@ export class NatsStreams {
       .then(
         () => undefined,
         // Already created by another replica (possibly with other settings, which then stay).
-        (error: unknown) => this.jsm.consumers.info(stream, config.durable).then(() => undefined, () => Promise.reject(error)),
+        (error: unknown) =>
+          this.jsm.consumers.info(stream, config.durable).then(
+            () => undefined,
+            () => Promise.reject(error),
+          ),
       );
     return this.remember(key, created);
   }

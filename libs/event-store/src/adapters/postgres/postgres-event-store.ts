@@ -112,9 +112,6 @@ export class PostgresEventStore implements EventStore {
         if (projection.eventTypes.includes(event.type)) await projection.apply(trx, event);
       }
     }
-    if (this.database.dialect === 'postgres' && stored.length > 0) {
-      await sql`SELECT pg_notify(${this.notifyChannel}, '')`.execute(trx);
-    }
     let offset = 0;
     return plans.map((plan) => {
       const events = stored.slice(offset, offset + plan.count);
@@ -123,9 +120,17 @@ export class PostgresEventStore implements EventStore {
     });
   }
 
-  /** Blocks other appends to this events table until the transaction ends. */
+  /**
+   * Blocks other appends to this events table until the transaction ends. On PostgreSQL it also
+   * queues the NOTIFY that wakes other processes' subscribers at commit (one round trip for both).
+   */
   async lockAppends(trx: Trx): Promise<void> {
-    await sql`SELECT pg_advisory_xact_lock(${APPEND_LOCK_NAMESPACE}, ${this.eventsTableOid})`.execute(trx);
+    const lock = sql`pg_advisory_xact_lock(${APPEND_LOCK_NAMESPACE}, ${this.eventsTableOid})`;
+    if (this.database.dialect === 'postgres') {
+      await sql`SELECT ${lock}, pg_notify(${this.notifyChannel}, '')`.execute(trx);
+    } else {
+      await sql`SELECT ${lock}`.execute(trx);
+    }
   }
 
   async readStream(
@@ -182,7 +187,7 @@ export class PostgresEventStore implements EventStore {
     handler: (event: StoredEvent) => Promise<void>,
     options: SubscribeOptions = {},
   ): SubscriptionHandle {
-    this.listenForAppends();
+    void this.listenForAppends();
     const handle = startSubscription(this, name, handler, options);
     this.subscriptions.add(handle);
     return {
@@ -195,12 +200,23 @@ export class PostgresEventStore implements EventStore {
     };
   }
 
-  /** Starts following NOTIFY from other processes, once (PostgreSQL only). */
-  listenForAppends(): void {
-    if (this.database.dialect !== 'postgres' || this.unlisten) return;
-    this.unlisten = this.database.listen(this.notifyChannel, () => this.appendSignal.notify());
-    // A failed LISTEN only costs latency: the loops still poll.
-    this.unlisten.catch(() => undefined);
+  /**
+   * Starts following NOTIFY from other processes, once (PostgreSQL only). Resolves when listening;
+   * a failed LISTEN only costs latency, since the loops still poll.
+   */
+  async listenForAppends(): Promise<void> {
+    if (this.database.dialect !== 'postgres') return;
+    this.unlisten ??= this.database
+      .listen(this.notifyChannel, () => this.appendSignal.notify())
+      .then((unlisten) => {
+        // Appends between a loop's last read and this moment sent no NOTIFY we heard: re-read once.
+        this.appendSignal.notify();
+        return unlisten;
+      });
+    await this.unlisten.then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   /** Stops every subscription started here and the NOTIFY listener; the database stays open. */

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { badRequest, forbidden, notFound, ProblemError, validateAgainst, type HttpRoute } from '@weft/contracts';
+import { badRequest, forbidden, notFound, ProblemError, validateAgainst } from '@weft/contracts';
+import type { RouteDeclaration } from './route-binding.js';
 import type { Actor } from '@weft/bus';
 import type { Authenticator } from '../../application/authenticator.js';
 
@@ -30,7 +31,7 @@ export async function authenticate(request: FastifyRequest, authenticator: Authe
 }
 
 /** Checks that need only the route declaration: who may call it, and which ids it may name. */
-export function authorize(route: HttpRoute, actor: Actor, params: Record<string, string>): void {
+export function authorize(route: RouteDeclaration, actor: Actor, params: Record<string, string>): void {
   if (route.systemOnly && !actor.system) throw forbidden('this endpoint requires a system API key');
   for (const [name, value] of Object.entries(params)) {
     // A malformed id names nothing that exists.
@@ -50,7 +51,7 @@ export function authorize(route: HttpRoute, actor: Actor, params: Record<string,
   }
 }
 
-export function validateBody(route: HttpRoute, body: unknown): void {
+export function validateBody(route: RouteDeclaration, body: unknown): void {
   if (!route.bodySchema) return;
   const errors = validateAgainst(route.bodySchema, body ?? {});
   if (errors.length > 0) throw badRequest('the request body is invalid', errors);

@@ -1,4 +1,5 @@
-import { badRequest, notFound, parsePaging, type catalogHttp, type HttpCall, type HttpReply } from '@weft/contracts';
+import { badRequest, notFound, parsePaging, type HttpCall, type HttpReply } from '@weft/contracts';
+import type { CatalogHttpHandler } from './catalog-http-handler.js';
 import type { CatalogApplication } from '../../application/catalog-application.js';
 import type { Caller } from '../../application/caller.js';
 import type { CommandResult, ProcessCommandInput } from '../../application/process-commands.js';
@@ -10,8 +11,30 @@ import { etag, expectedRevision } from './call-context.js';
 import { edgeFromInput, nodeFromInput, processFormGraph, type EdgeInput, type NodeInput } from './graph-input.js';
 import { withProcessFormPaths } from './process-form-paths.js';
 
-export type CatalogHttpHandler = (call: HttpCall, caller: Caller) => Promise<HttpReply>;
-export type ProcessHttpHandlers = Record<keyof typeof catalogHttp, CatalogHttpHandler>;
+export type ProcessRouteName =
+  | 'createProcess'
+  | 'listProcesses'
+  | 'getProcess'
+  | 'updateProcess'
+  | 'deleteProcess'
+  | 'addNode'
+  | 'updateNode'
+  | 'deleteNode'
+  | 'addEdge'
+  | 'deleteEdge'
+  | 'replaceGraph'
+  | 'lockProcess'
+  | 'unlockProcess'
+  | 'startProcess'
+  | 'stopProcess'
+  | 'lintProcess'
+  | 'processHistory'
+  | 'createVersion'
+  | 'listVersions'
+  | 'getVersion'
+  | 'restoreVersion'
+  | 'deleteVersion';
+export type ProcessHttpHandlers = Record<ProcessRouteName, CatalogHttpHandler>;
 
 interface ProcessBody {
   name?: string;

@@ -16,7 +16,12 @@ export class CatalogInternalController {
       throw notFound(`process ${request.processId} not found`);
     }
     return this.app.queries.getProcess(request.processId, {
-      actor: { organizationId: found.state.organizationId, userId: 'process-catalog', userName: 'process-catalog', system: true },
+      actor: {
+        organizationId: found.state.organizationId,
+        userId: 'process-catalog',
+        userName: 'process-catalog',
+        system: true,
+      },
     });
   }
 

@@ -3,13 +3,13 @@ import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import type { MessageContext } from '@weft/bus';
 import { catalogHttp, type HttpCall, type HttpReply } from '@weft/contracts';
 import { callerFrom } from '../http/call-context.js';
-import type { ProcessHttpHandlers } from '../http/process-http-handlers.js';
+import type { CatalogHttpHandlers } from '../http/catalog-http-handler.js';
 import { CATALOG_HTTP_HANDLERS } from './catalog-tokens.js';
 
 /** Node, edge and whole-graph edits. */
 @Controller()
 export class GraphController {
-  constructor(@Inject(CATALOG_HTTP_HANDLERS) private readonly handlers: ProcessHttpHandlers) {}
+  constructor(@Inject(CATALOG_HTTP_HANDLERS) private readonly handlers: CatalogHttpHandlers) {}
 
   @MessagePattern(catalogHttp.addNode.subject)
   addNode(@Payload() call: HttpCall, @Ctx() ctx: MessageContext): Promise<HttpReply> {

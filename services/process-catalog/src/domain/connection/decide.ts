@@ -19,7 +19,8 @@ export function decideConnection(command: ConnectionCommand, state: ConnectionSt
       if (!(CONNECTION_TYPES as readonly string[]).includes(command.data.connectionType)) {
         violations.push({ path: '/type', message: `must be one of ${CONNECTION_TYPES.join(', ')}` });
       }
-      if (command.data.name.trim().length === 0) violations.push({ path: '/name', message: 'must be a non-empty string' });
+      if (command.data.name.trim().length === 0)
+        violations.push({ path: '/name', message: 'must be a non-empty string' });
       if (violations.length > 0) throw badRequest('invalid connection', violations);
       return [
         {

@@ -1,4 +1,11 @@
-export const CONNECTION_TYPES = ['gmail-oauth', 'outlook-oauth', 'google-service-account', 'postgres', 'mysql', 'http'] as const;
+export const CONNECTION_TYPES = [
+  'gmail-oauth',
+  'outlook-oauth',
+  'google-service-account',
+  'postgres',
+  'mysql',
+  'http',
+] as const;
 export type ConnectionType = (typeof CONNECTION_TYPES)[number];
 
 /** Secret data encrypted by the application (AES-256-GCM); the domain never sees clear text. */

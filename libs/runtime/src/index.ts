@@ -1,0 +1,3 @@
+export * from './infrastructure.js';
+export * from './bus-event-publisher.js';
+export * from './secret-key-file.js';

@@ -1,0 +1,145 @@
+import { notFound, type DecryptedConnection, type Page } from '@weft/contracts';
+import type { Db, EventStore } from '@weft/event-store';
+import { decideConnection, type ConnectionCommand } from '../domain/connection/decide.js';
+import {
+  CONNECTION_EVENT_TYPES,
+  connectionStreamId,
+  type ConnectionEvent,
+  type SealedSecret,
+} from '../domain/connection/events.js';
+import { evolveConnection, initialConnectionState, type ConnectionState } from '../domain/connection/state.js';
+import { parseJson } from '../projections/process-projection.js';
+import type { Caller, Runtime } from './caller.js';
+import { assertOrganizationAccess } from './process-access.js';
+import type { SecretBox } from './secret-box.js';
+import { runStreamCommand, type Decider } from './stream-commands.js';
+
+/** A connection as read endpoints show it: never its secret data. */
+export interface ConnectionSummary {
+  id: string;
+  organizationId: string;
+  type: string;
+  name: string;
+  createdBy: string;
+  createdById: string;
+  createdAt: string;
+}
+
+const decider: Decider<ConnectionCommand, ConnectionEvent, ConnectionState> = {
+  initial: initialConnectionState,
+  evolve: evolveConnection,
+  decide: decideConnection,
+  eventTypes: CONNECTION_EVENT_TYPES,
+};
+
+const visibleTo = (organizationId: string, caller: Caller): boolean =>
+  caller.actor.system || caller.actor.organizationId === organizationId;
+
+export class Connections {
+  constructor(
+    private readonly store: EventStore,
+    private readonly db: Db,
+    private readonly runtime: Runtime,
+    private readonly secrets: SecretBox,
+  ) {}
+
+  async create(
+    organizationId: string,
+    input: { type: string; name: string; data: Record<string, unknown> },
+    caller: Caller,
+  ): Promise<ConnectionSummary> {
+    assertOrganizationAccess(organizationId, caller);
+    const connectionId = this.runtime.newId();
+    await runStreamCommand({
+      store: this.store,
+      runtime: this.runtime,
+      streamId: connectionStreamId(connectionId),
+      decider,
+      caller,
+      command: {
+        type: 'CreateConnection',
+        data: {
+          connectionId,
+          organizationId,
+          connectionType: input.type,
+          name: input.name,
+          sealedData: this.secrets.seal(input.data),
+        },
+      },
+      authorize: () => undefined,
+      organizationIdOf: () => organizationId,
+    });
+    return this.get(connectionId, caller);
+  }
+
+  async delete(connectionId: string, caller: Caller): Promise<void> {
+    await runStreamCommand({
+      store: this.store,
+      runtime: this.runtime,
+      streamId: connectionStreamId(connectionId),
+      decider,
+      caller,
+      command: { type: 'DeleteConnection', data: {} },
+      authorize: (state) => {
+        if (state.status !== 'active' || !visibleTo(state.organizationId, caller))
+          throw notFound('connection not found');
+      },
+      organizationIdOf: (state) => state.organizationId,
+    });
+  }
+
+  async get(connectionId: string, caller: Caller): Promise<ConnectionSummary> {
+    const row = await this.db
+      .selectFrom('catalog_connections')
+      .selectAll()
+      .where('id', '=', connectionId)
+      .executeTakeFirst();
+    if (!row || !visibleTo(String(row.organization_id), caller)) throw notFound('connection not found');
+    return summary(row);
+  }
+
+  async list(
+    organizationId: string,
+    page: { page: number; pageSize: number },
+    caller: Caller,
+  ): Promise<Page<ConnectionSummary>> {
+    assertOrganizationAccess(organizationId, caller);
+    const base = this.db.selectFrom('catalog_connections').where('organization_id', '=', organizationId);
+    const total = await base.select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow();
+    const rows = await base
+      .selectAll()
+      .orderBy('name')
+      .orderBy('id')
+      .limit(page.pageSize)
+      .offset((page.page - 1) * page.pageSize)
+      .execute();
+    return { items: rows.map(summary), page: page.page, pageSize: page.pageSize, total: Number(total.total) };
+  }
+
+  /** For the internal bus subject only: the clear-text data of one organization's connection. */
+  async decrypted(connectionId: string, organizationId: string): Promise<DecryptedConnection> {
+    const row = await this.db
+      .selectFrom('catalog_connections')
+      .selectAll()
+      .where('id', '=', connectionId)
+      .executeTakeFirst();
+    if (!row || String(row.organization_id) !== organizationId) throw notFound('connection not found');
+    return {
+      id: String(row.id),
+      organizationId: String(row.organization_id),
+      type: String(row.type) as DecryptedConnection['type'],
+      name: String(row.name),
+      data: this.secrets.open(parseJson(row.sealed_data) as SealedSecret),
+    };
+  }
+}
+
+const summary = (row: Record<string, unknown>): ConnectionSummary => ({
+  id: String(row.id),
+  organizationId: String(row.organization_id),
+  type: String(row.type),
+  name: String(row.name),
+  createdBy: String(row.created_by),
+  createdById: String(row.created_by_id),
+  createdAt: String(row.created_at),
+});

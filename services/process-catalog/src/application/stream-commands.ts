@@ -1,0 +1,81 @@
+import { conflict } from '@weft/contracts';
+import { WrongExpectedVersionError, type EventStore, type StoredEvent } from '@weft/event-store';
+import type { Caller, Runtime } from './caller.js';
+
+/** A pure aggregate: its fold and its decider. */
+export interface Decider<Command, Event extends { type: string; data: unknown }, State> {
+  initial(): State;
+  evolve(state: State, event: Event): State;
+  decide(command: Command, state: State): Event[];
+  /** Event types of the aggregate; anything else on its stream is ignored. */
+  eventTypes: readonly string[];
+}
+
+export interface StreamCommandResult<Event, State> {
+  revision: number;
+  events: Event[];
+  state: State;
+}
+
+export async function loadStream<Command, Event extends { type: string; data: unknown }, State>(
+  store: EventStore,
+  streamId: string,
+  decider: Decider<Command, Event, State>,
+): Promise<{ state: State; version: number; stored: StoredEvent[] }> {
+  const stored = await store.readStream(streamId);
+  const state = stored
+    .filter((event) => decider.eventTypes.includes(event.type))
+    .reduce(
+      (current, event) => decider.evolve(current, { type: event.type, data: event.data } as Event),
+      decider.initial(),
+    );
+  return { state, version: stored.at(-1)?.streamVersion ?? 0, stored };
+}
+
+/**
+ * Load -> authorize -> decide -> append with the loaded version; a concurrent append answers 409.
+ * `authorize` sees the state before the command (throw 404/403 from it).
+ */
+export async function runStreamCommand<
+  Command extends { metadata: unknown },
+  Event extends { type: string; data: unknown },
+  State,
+>(options: {
+  store: EventStore;
+  runtime: Runtime;
+  streamId: string;
+  decider: Decider<Command, Event, State>;
+  caller: Caller;
+  command: Omit<Command, 'metadata'>;
+  authorize(state: State): void;
+  organizationIdOf(state: State): string;
+}): Promise<StreamCommandResult<Event, State>> {
+  const { store, runtime, streamId, decider, caller } = options;
+  const { state, version } = await loadStream(store, streamId, decider);
+  options.authorize(state);
+  const metadata = { now: runtime.now(), actorId: caller.actor.userId, actorName: caller.actor.userName };
+  const events = decider.decide({ ...options.command, metadata } as Command, state);
+  const after = events.reduce(decider.evolve, state);
+  if (events.length === 0) return { revision: version, events, state };
+  try {
+    const result = await store.append(
+      streamId,
+      events.map((event) => ({
+        type: event.type,
+        data: event.data,
+        metadata: {
+          actorId: caller.actor.userId,
+          actorName: caller.actor.userName,
+          organizationId: options.organizationIdOf(after),
+          ...(caller.correlationId ? { correlationId: caller.correlationId } : {}),
+          ...(caller.traceId ? { traceId: caller.traceId } : {}),
+        },
+      })),
+      { expectedVersion: version === 0 ? 'no_stream' : version },
+    );
+    return { revision: result.nextExpectedVersion, events, state: after };
+  } catch (error) {
+    if (error instanceof WrongExpectedVersionError) throw conflict(`${streamId} was changed concurrently; retry`);
+    throw error;
+  }
+}
