@@ -94,3 +94,35 @@ export const createConnectionBodySchema: JsonSchema = {
   required: ['type', 'name', 'data'],
   additionalProperties: false,
 };
+
+/** A data block: a named JSON Schema (it must compile, checked by the catalog). */
+export const dataBlockInputSchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', minLength: 1 },
+    name: { type: 'string', minLength: 1, maxLength: 200 },
+    description: { type: 'string', maxLength: 10000 },
+    jsonSchema: { type: ['object', 'boolean'] },
+  },
+  required: ['name', 'jsonSchema'],
+  additionalProperties: false,
+};
+
+const schemaProperties = {
+  name: { type: 'string', minLength: 1, maxLength: 500 },
+  description: { type: 'string', maxLength: 10000 },
+  dataBlocks: { type: 'array', items: dataBlockInputSchema, maxItems: 500 },
+};
+
+export const createSchemaBodySchema: JsonSchema = {
+  type: 'object',
+  properties: schemaProperties,
+  required: ['name'],
+  additionalProperties: false,
+};
+
+export const updateSchemaBodySchema: JsonSchema = {
+  type: 'object',
+  properties: schemaProperties,
+  additionalProperties: false,
+};

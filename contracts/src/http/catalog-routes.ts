@@ -2,6 +2,8 @@ import { catalogHttp } from '../bus/catalog-subjects.js';
 import {
   createProcessBodySchema,
   createConnectionBodySchema,
+  createSchemaBodySchema,
+  updateSchemaBodySchema,
   createVersionBodySchema,
   edgeInputSchema,
   nodeInputSchema,
@@ -15,6 +17,7 @@ const PROCESSES = 'Processes';
 const GRAPH = 'Process graph';
 const VERSIONS = 'Process versions';
 const CONNECTIONS = 'Connections';
+const SCHEMAS = 'Schemas';
 const IF_MATCH = ' Send `If-Match: <revision>` to fail with 409 instead of overwriting a newer revision.';
 
 /** Public HTTP routes served by the process catalog (docs/catalog.md). */
@@ -243,6 +246,47 @@ export const catalogRoutes: HttpRoute[] = [
     spec: catalogHttp.deleteConnection,
     summary: 'Delete a connection and its encrypted secret.',
     tag: CONNECTIONS,
+    successStatus: 204,
+  }),
+  httpRoute({
+    method: 'POST',
+    path: '/api/v1/schemas/by-org/:org_id',
+    spec: catalogHttp.createSchema,
+    summary: 'Create a schema with data blocks [{id?, name, description, jsonSchema}]; every jsonSchema must compile.',
+    tag: SCHEMAS,
+    bodySchema: createSchemaBodySchema,
+    orgParam: 'org_id',
+    successStatus: 201,
+  }),
+  httpRoute({
+    method: 'GET',
+    path: '/api/v1/schemas/by-org/:org_id',
+    spec: catalogHttp.listSchemas,
+    summary: 'Schemas of an organization by name. Query: page, pageSize, search, collectionId.',
+    tag: SCHEMAS,
+    orgParam: 'org_id',
+  }),
+  httpRoute({
+    method: 'GET',
+    path: '/api/v1/schemas/by-id/:id',
+    spec: catalogHttp.getSchema,
+    summary: 'One schema with its data blocks.',
+    tag: SCHEMAS,
+  }),
+  httpRoute({
+    method: 'PUT',
+    path: '/api/v1/schemas/by-id/:id',
+    spec: catalogHttp.updateSchema,
+    summary: 'Change name, description and/or the whole list of data blocks.',
+    tag: SCHEMAS,
+    bodySchema: updateSchemaBodySchema,
+  }),
+  httpRoute({
+    method: 'DELETE',
+    path: '/api/v1/schemas/by-id/:id',
+    spec: catalogHttp.deleteSchema,
+    summary: 'Delete a schema (processes that reference it then fail lint check 5).',
+    tag: SCHEMAS,
     successStatus: 204,
   }),
 ];

@@ -1,3 +1,4 @@
+import { catalogRoutes } from './catalog-routes.js';
 import { engineRoutes } from './engine-routes.js';
 import type { HttpRoute } from './http-route.js';
 
@@ -7,4 +8,5 @@ import type { HttpRoute } from './http-route.js';
  */
 export const serviceRoutes: HttpRoute[] = [
   ...engineRoutes,
+  ...catalogRoutes,
 ];

@@ -1,18 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { notFound, ProblemError, request, workQueue, type ServiceName } from '@weft/contracts';
+import { Writable } from 'node:stream';
 import {
   createInMemorySpanExporter,
+  createLogger,
   currentTraceId,
   initTelemetry,
   withSpan,
+  type Logger,
   type Telemetry,
 } from '@weft/observability';
 import type { Actor, Bus, MessageContext, PublishedEvent, WorkMessage } from '../src/index.js';
 
 /** How the contract suite gets buses of one implementation. */
 export interface BusHarness {
-  /** A new bus, as a new replica would have; the suite closes it. */
-  create(): Promise<Bus>;
+  /** A new bus, as a new replica would have, logging to `logger`; the suite closes it. */
+  create(logger: Logger): Promise<Bus>;
   /** Kills a bus the way a crashed process would: nothing acked, nothing drained. NATS only. */
   crash?: (bus: Bus) => Promise<void>;
   /** Removes a stream the suite created (unique names only). */
@@ -53,8 +56,18 @@ export function describeBusContract(name: string, harness: BusHarness): void {
     let telemetry: Telemetry;
     const buses: Bus[] = [];
     const streams: string[] = [];
+    // Bus logs are captured: tests read them, and the test output stays clean.
+    const logLines: Array<Record<string, unknown>> = [];
+    const logger = createLogger('bus', {
+      destination: new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) logLines.push(JSON.parse(line));
+          done();
+        },
+      }),
+    });
     const newBus = async () => {
-      const bus = await harness.create();
+      const bus = await harness.create(logger);
       buses.push(bus);
       return bus;
     };
@@ -135,6 +148,9 @@ export function describeBusContract(name: string, harness: BusHarness): void {
         expect(error).toBeInstanceOf(ProblemError);
         expect((error as ProblemError).status).toBe(500);
         expect(JSON.stringify((error as ProblemError).problem)).not.toContain('hunter2');
+        // The detail is for operators: it is logged where the handler ran.
+        const logged = logLines.find((line) => line.msg === 'request handler failed' && line.subject === spec.subject);
+        expect(logged?.err).toMatchObject({ message: 'password=hunter2 at db.internal:5432' });
       });
 
       it('answers 503 when nobody serves the subject', async () => {

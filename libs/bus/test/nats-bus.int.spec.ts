@@ -6,7 +6,7 @@ import { describeBusContract } from './bus-contract-suite.js';
 const servers = process.env.WEFT_TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 
 describeBusContract('NatsBus', {
-  create: () => NatsBus.connect({ servers, name: 'bus-contract-test' }),
+  create: (logger) => NatsBus.connect({ servers, name: 'bus-contract-test', logger }),
   crash: async (bus: Bus) => {
     // close() without drain: in-flight messages stay unacked, as when the process dies.
     await (bus as NatsBus).connection.close();

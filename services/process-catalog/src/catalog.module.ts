@@ -9,6 +9,7 @@ import { ConnectionController } from './adapters/nats/connection-controller.js';
 import { CATALOG_APPLICATION, CATALOG_HTTP_HANDLERS } from './adapters/nats/catalog-tokens.js';
 import { GraphController } from './adapters/nats/graph-controller.js';
 import { ProcessController } from './adapters/nats/process-controller.js';
+import { SchemaController } from './adapters/nats/schema-controller.js';
 import { VersionController } from './adapters/nats/version-controller.js';
 
 /** What the catalog needs from its composition root. */

@@ -3,14 +3,19 @@ import type { Database } from '../adapters/postgres/open-database.js';
 
 /** Leadership among relay instances: only the holder publishes. */
 export interface LeaderLock {
-  /** True when this instance now leads; false when another does. */
+  /** True when this instance leads (now or already); false when another does. */
   tryAcquire(): Promise<boolean>;
+  /** False once the lock was released or lost (e.g. its connection died). */
+  isHeld(): boolean;
   release(): Promise<void>;
 }
 
+const HEARTBEAT_MS = 1_000;
+
 /**
  * PostgreSQL: a session advisory lock held on one pinned pool connection; the server drops it
- * when the process or its connection dies, so a standby takes over.
+ * when the process or its connection dies, so a standby takes over. A heartbeat on the pinned
+ * connection notices a dead connection, so the old leader stops publishing.
  */
 export class SessionAdvisoryLock implements LeaderLock {
   private releaseHeld: (() => void) | undefined;
@@ -21,24 +26,38 @@ export class SessionAdvisoryLock implements LeaderLock {
     private readonly keys: readonly [number, number],
   ) {}
 
-  tryAcquire(): Promise<boolean> {
-    if (this.releaseHeld) return Promise.resolve(true);
+  isHeld(): boolean {
+    return this.releaseHeld !== undefined;
+  }
+
+  async tryAcquire(): Promise<boolean> {
+    if (this.releaseHeld) return true;
+    await this.held; // a lost holder's connection goes back to the pool first
     return new Promise<boolean>((resolve, reject) => {
-      const released = new Promise<void>((release) => (this.releaseHeld = release));
+      let releasedFlag = false;
+      const released = new Promise<void>((release) => {
+        this.releaseHeld = () => {
+          releasedFlag = true;
+          release();
+        };
+      });
       this.held = this.database.db
         .connection()
         .execute(async (conn) => {
           const [key1, key2] = this.keys;
-          const { rows } = await sql<{ ok: boolean }>`SELECT pg_try_advisory_lock(${key1}, ${key2}) AS ok`.execute(
-            conn,
-          );
+          const { rows } = await sql<{
+            ok: boolean;
+          }>`SELECT pg_try_advisory_lock(${key1}, ${key2}) AS ok`.execute(conn);
           if (!rows[0]?.ok) {
             this.releaseHeld = undefined;
             resolve(false);
             return;
           }
           resolve(true);
-          await released;
+          while (!releasedFlag) {
+            await Promise.race([released, new Promise((wake) => setTimeout(wake, HEARTBEAT_MS))]);
+            if (!releasedFlag) await sql`SELECT 1`.execute(conn);
+          }
           await sql`SELECT pg_advisory_unlock(${key1}, ${key2})`.execute(conn);
         })
         .catch((error: unknown) => {
@@ -66,6 +85,10 @@ export class InProcessLock implements LeaderLock {
     private readonly scope: object,
     private readonly name: string,
   ) {}
+
+  isHeld(): boolean {
+    return this.holding;
+  }
 
   async tryAcquire(): Promise<boolean> {
     if (this.holding) return true;

@@ -12,6 +12,7 @@ import { decide } from '../domain/execution/decide.js';
 import { executionStreamId, type ExecutionEvent } from '../domain/execution/events.js';
 import { foldExecution, initialExecutionState, isFinished, type ExecutionState } from '../domain/execution/state.js';
 import { compileGraph, GraphError, snapshotOf, type ExecutionGraph } from '../domain/graph/execution-graph.js';
+import { chooseTriggerNode } from '../domain/graph/trigger-node.js';
 import type { NodeExecutorRegistry } from '../domain/nodes/node-executor.js';
 import type { ErrorNotifier, ExecutionLeases, ProcessDirectory } from './engine-ports.js';
 import { ExecutionEventWriter } from './execution-event-writer.js';
@@ -105,7 +106,7 @@ export class ExecutionEngine {
     if ((await this.deps.store.streamVersion(streamId)) > 0) return 'duplicate';
     const process = await this.deps.directory.getProcess(request.processId, request.organizationId);
     if (process.organization_id !== request.organizationId) throw notFound(`process ${request.processId} not found`);
-    const triggerNodeId = this.triggerNodeOf(process, request.inputNodeId);
+    const triggerNodeId = chooseTriggerNode(process, request.inputNodeId);
     const graph = this.graphOf(process);
     if (!(await this.deps.leases.claimNew(request.executionId))) return 'duplicate';
     const metadata: EventMetadata = {
@@ -234,26 +235,6 @@ export class ExecutionEngine {
     return run;
   }
 
-  private triggerNodeOf(process: ProcessRecord, inputNodeId: string | undefined): string {
-    const inputs = process.nodes.filter((node) => node.type === 'inputNode');
-    if (inputNodeId) {
-      if (!inputs.some((node) => node.id === inputNodeId)) {
-        throw badRequest(`node ${inputNodeId} is not an input node of process ${process.id}`, [
-          { path: '/query/inputNodeId', message: 'is not an input node of this process' },
-        ]);
-      }
-      return inputNodeId;
-    }
-    const [only, ...others] = inputs;
-    if (!only) throw badRequest(`process ${process.id} has no input node`);
-    if (others.length > 0) {
-      throw badRequest(`process ${process.id} has several input nodes: choose one with inputNodeId`, [
-        { path: '/query/inputNodeId', message: `is required: one of ${inputs.map((node) => node.id).join(', ')}` },
-      ]);
-    }
-    return only.id;
-  }
-
   /** Compiled once per process revision and shared by its executions. */
   private graphOf(process: ProcessRecord): ExecutionGraph {
     const key = `${process.id}:${process.revision}:${process.updated_at}`;
@@ -336,7 +317,8 @@ export class ExecutionEngine {
       throw error;
     } finally {
       clearTimeout(timer);
-      if (reason !== SHUTDOWN) await this.deps.leases.release(run.executionId).catch(() => undefined);
+      // Released on shutdown too: the events are flushed, so another engine may resume at once.
+      await this.deps.leases.release(run.executionId).catch(() => undefined);
     }
   }
 

@@ -4,16 +4,22 @@ import { CATALOG_MIGRATIONS_TABLE, catalogMigrations } from '../projections/cata
 import { processProjection } from '../projections/process-projection.js';
 import { versionProjection } from '../projections/version-projection.js';
 import { connectionProjection } from '../projections/connection-projection.js';
+import { schemaProjection } from '../projections/schema-projection.js';
 import type { Runtime } from './caller.js';
 import { Connections } from './connections.js';
+import { Schemas } from './schemas.js';
 import { SecretBox } from './secret-box.js';
 import { resolveSecretKey } from './secret-key-file.js';
-import type { KnownSchemaSource } from './known-schemas.js';
 import { ProcessCommands } from './process-commands.js';
 import { ProcessQueries } from './process-queries.js';
 
 /** Every read model the catalog owns, in the order they must apply. */
-export const catalogProjections: readonly Projection[] = [processProjection, versionProjection, connectionProjection];
+export const catalogProjections: readonly Projection[] = [
+  processProjection,
+  versionProjection,
+  connectionProjection,
+  schemaProjection,
+];
 
 export const systemRuntime: Runtime = { now: () => new Date().toISOString(), newId: () => randomUUID() };
 
@@ -23,7 +29,7 @@ export interface CatalogApplication {
   runtime: Runtime;
   processes: ProcessCommands;
   queries: ProcessQueries;
-  schemas: KnownSchemaSource;
+  schemas: Schemas;
   connections: Connections;
 }
 
@@ -48,7 +54,7 @@ export async function openCatalogApplication(
     runtime,
     processes: new ProcessCommands(store, runtime),
     queries,
-    schemas: { schemasOf: async () => [] },
+    schemas: new Schemas(store, store.db, runtime),
     connections: new Connections(store, store.db, runtime, secrets),
   };
 }

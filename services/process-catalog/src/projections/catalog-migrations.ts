@@ -63,4 +63,40 @@ export const catalogMigrations: Migration[] = [
       await sql`CREATE INDEX catalog_connections_by_org ON catalog_connections (organization_id, name, id)`.execute(db);
     },
   },
+  {
+    name: '003_schemas_and_collections',
+    async up(db) {
+      await sql`
+        CREATE TABLE catalog_schemas (
+          id text PRIMARY KEY,
+          organization_id text NOT NULL,
+          name text NOT NULL,
+          revision integer NOT NULL,
+          state jsonb NOT NULL
+        )`.execute(db);
+      await sql`CREATE INDEX catalog_schemas_by_org ON catalog_schemas (organization_id, name, id)`.execute(db);
+      await sql`
+        CREATE TABLE catalog_collections (
+          id text PRIMARY KEY,
+          kind text NOT NULL,
+          organization_id text NOT NULL,
+          parent_collection_id text,
+          name text NOT NULL,
+          revision integer NOT NULL,
+          state jsonb NOT NULL
+        )`.execute(db);
+      await sql`CREATE INDEX catalog_collections_by_org ON catalog_collections (organization_id, kind, name, id)`.execute(
+        db,
+      );
+      await sql`
+        CREATE TABLE catalog_schema_collection_members (
+          collection_id text NOT NULL,
+          schema_id text NOT NULL,
+          PRIMARY KEY (collection_id, schema_id)
+        )`.execute(db);
+      await sql`CREATE INDEX catalog_schema_collection_members_by_schema ON catalog_schema_collection_members (schema_id)`.execute(
+        db,
+      );
+    },
+  },
 ];

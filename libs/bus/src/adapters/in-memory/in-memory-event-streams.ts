@@ -82,7 +82,10 @@ export class InMemoryEventStreams {
   }
 
   async settled(): Promise<void> {
-    await Promise.allSettled([...this.durables.values()].map((durable) => durable.delivering));
+    const deliveries = [...this.durables.values()].flatMap((durable) =>
+      durable.delivering ? [durable.delivering] : [],
+    );
+    await Promise.allSettled(deliveries);
   }
 
   private streamFor(subject: string): EventStream {

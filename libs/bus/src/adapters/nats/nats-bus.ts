@@ -16,6 +16,8 @@ import { jetStreamConsume, jetStreamPublish, jetStreamSubscribe } from './nats-j
 import { natsRequest, natsServe } from './nats-request-reply.js';
 import { NatsStreams } from './nats-streams.js';
 
+const READY_TIMEOUT_MS = 2_000;
+
 export interface NatsBusOptions {
   /** e.g. WEFT_NATS_URL. */
   servers: string | string[];
@@ -94,11 +96,17 @@ export class NatsBus implements Bus {
 
   async isReady(): Promise<boolean> {
     if (this.closing || this.connection.isClosed() || this.connection.isDraining()) return false;
+    // While reconnecting a flush waits for the server; a readiness probe must answer now.
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS)));
+    const flushed = this.connection.flush().then(
+      () => true,
+      () => false,
+    );
     try {
-      await this.connection.flush();
-      return true;
-    } catch {
-      return false;
+      return await Promise.race([flushed, timedOut]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -30,49 +30,60 @@ export class NatsStreams {
     return this.jsm.streams.find(subject);
   }
 
-  async ensureDurableConsumer(
+  ensureDurableConsumer(
     stream: string,
     config: { durable: string; filterSubject: string; ackWaitMs: number; maxDeliver?: number },
   ): Promise<void> {
     const key = `consumer:${stream}:${config.durable}`;
-    const existing = this.ensured.get(key);
-    if (existing) return existing;
-    const created = this.jsm.consumers
-      .add(stream, {
+    return this.ensured.get(key) ?? this.remember(key, this.addConsumer(stream, config));
+  }
+
+  private async addConsumer(
+    stream: string,
+    config: { durable: string; filterSubject: string; ackWaitMs: number; maxDeliver?: number },
+  ): Promise<void> {
+    try {
+      await this.jsm.consumers.add(stream, {
         durable_name: config.durable,
         filter_subject: config.filterSubject,
         ack_policy: AckPolicy.Explicit,
         deliver_policy: DeliverPolicy.All,
         ack_wait: nanos(config.ackWaitMs),
         max_deliver: config.maxDeliver ?? -1,
-      })
-      .then(
-        () => undefined,
-        // Already created by another replica (possibly with other settings, which then stay).
-        (error: unknown) =>
-          this.jsm.consumers.info(stream, config.durable).then(
-            () => undefined,
-            () => Promise.reject(error),
-          ),
-      );
-    return this.remember(key, created);
+      });
+    } catch (error) {
+      // Already created by another replica (possibly with other settings, which then stay).
+      if (!(await this.exists(() => this.jsm.consumers.info(stream, config.durable)))) throw error;
+    }
   }
 
   private ensureStream(config: Partial<StreamConfig> & { name: string }): Promise<void> {
     const key = `stream:${config.name}`;
-    const existing = this.ensured.get(key);
-    if (existing) return existing;
-    const created = this.jsm.streams.info(config.name).then(
-      () => undefined,
-      async (error: unknown) => {
-        if (!(error instanceof JetStreamApiError) || error.code !== JetStreamApiCodes.StreamNotFound) throw error;
-        await this.jsm.streams.add(config).catch(async (addError: unknown) => {
-          // Another replica created it between our info and add.
-          await this.jsm.streams.info(config.name).catch(() => Promise.reject(addError));
-        });
-      },
-    );
-    return this.remember(key, created);
+    return this.ensured.get(key) ?? this.remember(key, this.addStream(config));
+  }
+
+  private async addStream(config: Partial<StreamConfig> & { name: string }): Promise<void> {
+    if (await this.exists(() => this.jsm.streams.info(config.name))) return;
+    try {
+      await this.jsm.streams.add(config);
+    } catch (error) {
+      // Another replica created it between our info and add.
+      if (!(await this.exists(() => this.jsm.streams.info(config.name)))) throw error;
+    }
+  }
+
+  /** True when the info call succeeds, false when JetStream says the stream or consumer is unknown. */
+  private async exists(info: () => Promise<unknown>): Promise<boolean> {
+    try {
+      await info();
+      return true;
+    } catch (error) {
+      const missing =
+        error instanceof JetStreamApiError &&
+        (error.code === JetStreamApiCodes.StreamNotFound || error.code === JetStreamApiCodes.ConsumerNotFound);
+      if (missing) return false;
+      throw error;
+    }
   }
 
   private remember(key: string, work: Promise<void>): Promise<void> {

@@ -7,7 +7,7 @@ import { BusTransport, type BusTransportOptions } from './bus-transport.js';
 
 /** A NestJS microservice (no HTTP) whose @MessagePattern handlers are served on the bus. */
 export async function createBusMicroservice(
-  rootModule: unknown,
+  rootModule: Parameters<typeof NestFactory.createMicroservice>[0],
   bus: Bus,
   options: BusTransportOptions = {},
 ): Promise<INestMicroservice> {

@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { HttpCall } from '@weft/contracts';
+import { extractTraceContext, withSpan } from '@weft/observability';
 import type { Authenticator } from '../../application/authenticator.js';
 import { sendProblem, toProblem } from './problem-replies.js';
 import { authenticate, authorize, validateBody } from './request-guards.js';
@@ -94,17 +95,26 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
         tags: [route.tag],
         ...(route.bodySchema ? { body: route.bodySchema } : {}),
       },
-      handler: async (request, reply) => {
-        const actor = await authenticate(request, options.authenticator);
-        request.actor = actor;
-        const call = toCall(request);
-        authorize(route, actor, call.params);
-        validateBody(route, call.body);
-        const answer = await binding.handle(call, actor, request);
-        if (answer.headers) reply.headers(answer.headers);
-        reply.code(answer.status);
-        return answer.body === undefined ? reply.send() : reply.send(answer.body);
-      },
+      // One server span per request, continuing the caller's W3C trace context.
+      handler: (request, reply) =>
+        withSpan(
+          `${route.method} ${route.path}`,
+          { 'http.request.method': route.method, 'http.route': route.path, 'weft.correlation_id': request.id },
+          async (span) => {
+            const actor = await authenticate(request, options.authenticator);
+            request.actor = actor;
+            span.setAttribute('weft.organization_id', actor.organizationId);
+            const call = toCall(request);
+            authorize(route, actor, call.params);
+            validateBody(route, call.body);
+            const answer = await binding.handle(call, actor, request);
+            span.setAttribute('http.response.status_code', answer.status);
+            if (answer.headers) reply.headers(answer.headers);
+            reply.code(answer.status);
+            return answer.body === undefined ? reply.send() : reply.send(answer.body);
+          },
+          { kind: 'server', parent: extractTraceContext(request.headers as Record<string, string | undefined>) },
+        ),
     });
   }
   return server;

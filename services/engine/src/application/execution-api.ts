@@ -1,0 +1,192 @@
+import { randomUUID } from 'node:crypto';
+import {
+  badRequest,
+  EXECUTION_STATUSES,
+  forbidden,
+  notFound,
+  parsePaging,
+  ProblemError,
+  type ExecutionRecord,
+  type ExecutionRequest,
+  type ExecutionStatus,
+  type HttpCall,
+  type HttpReply,
+  type ProblemViolation,
+  type ProcessRecord,
+} from '@weft/contracts';
+import type { Actor, MessageContext } from '@weft/bus';
+import type { Db } from '@weft/event-store';
+import { chooseTriggerNode } from '../domain/graph/trigger-node.js';
+import { executionStats, findExecution, listExecutions } from '../projections/execution-queries.js';
+import type { ProcessDirectory } from './engine-ports.js';
+import type { ExecutionEngine } from './execution-engine.js';
+
+/**
+ * The engine's request handlers, transport-free: the NestJS controllers hand them the HttpCall
+ * and MessageContext. Every refusal is a ProblemError thrown before any state changes.
+ */
+export interface ExecutionApiDeps {
+  engine: ExecutionEngine;
+  db: Db;
+  directory: ProcessDirectory;
+  /** Puts a request on the engine work queue (JetStream, or in memory when embedded). */
+  enqueue: (request: ExecutionRequest) => Promise<void>;
+  now?: () => Date;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DEFAULT_WAIT_SECONDS = 30;
+const MAX_WAIT_SECONDS = 300;
+
+const single = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+
+const requireActor = (context: MessageContext): Actor => {
+  if (!context.actor) throw new ProblemError(401, 'no authenticated actor');
+  return context.actor;
+};
+
+const mayTouchProcess = (actor: Actor, processId: string): void => {
+  if (actor.processIds && actor.processIds.length > 0 && !actor.processIds.includes(processId)) {
+    throw forbidden(`this API key may not use process ${processId}`);
+  }
+};
+
+export class ExecutionApi {
+  constructor(private readonly deps: ExecutionApiDeps) {}
+
+  /** POST /processes/test/:processId */
+  async testProcess(call: HttpCall, context: MessageContext): Promise<HttpReply> {
+    const actor = requireActor(context);
+    const process = await this.visibleProcess(actor, call.params.processId);
+    const waitSeconds = this.readWaitSeconds(call.query);
+    const inputNodeId = single(call.query.inputNodeId) || undefined;
+    chooseTriggerNode(process, inputNodeId);
+    const request: ExecutionRequest = {
+      executionId: randomUUID(),
+      processId: process.id,
+      organizationId: process.organization_id,
+      inputNodeId,
+      inputData: call.body ?? {},
+      triggeredByUserId: actor.userId,
+      triggeredByUserName: actor.userName,
+      source: 'test',
+      correlationId: context.correlationId,
+      requestedAt: (this.deps.now?.() ?? new Date()).toISOString(),
+    };
+    const record = await this.runAndWait(request, waitSeconds);
+    if (record && record.status !== 'running') return { status: 200, body: record };
+    return {
+      status: 202,
+      body: { execution_id: request.executionId, status: 'running' },
+      headers: { location: `/api/v1/processes/execution/${request.executionId}` },
+    };
+  }
+
+  /** Internal: enqueue and wait (trigger's synchronous webhooks, testing service). */
+  async runExecution(request: ExecutionRequest & { waitSeconds?: number }): Promise<ExecutionRecord> {
+    const { waitSeconds, ...rest } = request;
+    const process = await this.deps.directory.getProcess(rest.processId, rest.organizationId);
+    if (process.organization_id !== rest.organizationId) throw notFound(`process ${rest.processId} not found`);
+    chooseTriggerNode(process, rest.inputNodeId);
+    const executionId = rest.executionId || randomUUID();
+    const record = await this.runAndWait({ ...rest, executionId }, Math.min(waitSeconds ?? DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS));
+    if (!record) throw new ProblemError(503, `execution ${executionId} was accepted but has not started yet`, { executionId });
+    return record;
+  }
+
+  /** GET /processes/executions/:processId */
+  async listExecutions(call: HttpCall, context: MessageContext): Promise<HttpReply> {
+    const actor = requireActor(context);
+    const process = await this.visibleProcess(actor, call.params.processId);
+    const { page, pageSize } = parsePaging(call.query);
+    const errors: ProblemViolation[] = [];
+    const status = single(call.query.status);
+    if (status !== undefined && status !== '' && !EXECUTION_STATUSES.includes(status as ExecutionStatus)) {
+      errors.push({ path: '/query/status', message: `must be one of ${EXECUTION_STATUSES.join(', ')}` });
+    }
+    const time = (name: 'from' | 'to'): Date | undefined => {
+      const raw = single(call.query[name]);
+      if (raw === undefined || raw === '') return undefined;
+      const value = new Date(raw);
+      if (Number.isNaN(value.getTime())) errors.push({ path: `/query/${name}`, message: 'must be an ISO 8601 time' });
+      return value;
+    };
+    const from = time('from');
+    const to = time('to');
+    if (errors.length > 0) throw badRequest('invalid query parameters', errors);
+    const body = await listExecutions(this.deps.db, process.id, {
+      page,
+      pageSize,
+      status: status ? (status as ExecutionStatus) : undefined,
+      from,
+      to,
+    });
+    return { status: 200, body };
+  }
+
+  /** GET /processes/execution/:id */
+  async getExecution(call: HttpCall, context: MessageContext): Promise<HttpReply> {
+    return { status: 200, body: await this.visibleExecution(requireActor(context), call.params.id) };
+  }
+
+  /** Internal read of one record. */
+  async getExecutionInternal(request: { executionId: string; organizationId?: string }): Promise<ExecutionRecord> {
+    const record = UUID.test(request.executionId) ? await findExecution(this.deps.db, request.executionId) : undefined;
+    if (!record || (request.organizationId && record.organization_id !== request.organizationId)) {
+      throw notFound(`execution ${request.executionId} not found`);
+    }
+    return record;
+  }
+
+  /** POST /processes/execution/:id/cancel */
+  async cancelExecution(call: HttpCall, context: MessageContext): Promise<HttpReply> {
+    const actor = requireActor(context);
+    const record = await this.visibleExecution(actor, call.params.id);
+    await this.deps.engine.cancel(record.id, actor.userId);
+    return { status: 200, body: await this.visibleExecution(actor, record.id) };
+  }
+
+  /** GET /processes/execution-stats/:processId */
+  async executionStats(call: HttpCall, context: MessageContext): Promise<HttpReply> {
+    const process = await this.visibleProcess(requireActor(context), call.params.processId);
+    return { status: 200, body: await executionStats(this.deps.db, process.id) };
+  }
+
+  private async runAndWait(request: ExecutionRequest, waitSeconds: number): Promise<ExecutionRecord | undefined> {
+    await this.deps.enqueue(request);
+    const finishedInRecord = async (): Promise<boolean> => {
+      const record = await findExecution(this.deps.db, request.executionId);
+      return record !== undefined && record.status !== 'running';
+    };
+    await this.deps.engine.waitForFinish(request.executionId, waitSeconds * 1000, finishedInRecord);
+    return findExecution(this.deps.db, request.executionId);
+  }
+
+  private readWaitSeconds(query: HttpCall['query']): number {
+    const raw = single(query.waitSeconds);
+    if (raw === undefined || raw === '') return DEFAULT_WAIT_SECONDS;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < 0 || value > MAX_WAIT_SECONDS) {
+      throw badRequest('invalid waitSeconds', [{ path: '/query/waitSeconds', message: `must be a number from 0 to ${MAX_WAIT_SECONDS}` }]);
+    }
+    return value;
+  }
+
+  /** The process when the actor may see it: 404 for unknown or another organization's, 403 outside the key's processes. */
+  private async visibleProcess(actor: Actor, processId: string | undefined): Promise<ProcessRecord> {
+    if (!processId || !UUID.test(processId)) throw notFound(`process ${processId ?? ''} not found`);
+    mayTouchProcess(actor, processId);
+    const process = await this.deps.directory.getProcess(processId, actor.system ? undefined : actor.organizationId);
+    if (!actor.system && process.organization_id !== actor.organizationId) throw notFound(`process ${processId} not found`);
+    return process;
+  }
+
+  private async visibleExecution(actor: Actor, executionId: string | undefined): Promise<ExecutionRecord> {
+    const record = executionId && UUID.test(executionId) ? await findExecution(this.deps.db, executionId) : undefined;
+    if (!record || (!actor.system && record.organization_id !== actor.organizationId)) {
+      throw notFound(`execution ${executionId ?? ''} not found`);
+    }
+    mayTouchProcess(actor, record.process_id);
+    return record;
+  }
+}
