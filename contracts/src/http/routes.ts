@@ -6,7 +6,4 @@ import type { HttpRoute } from './http-route.js';
  * Every public HTTP route, gathered from each service's route file. The gateway serves exactly
  * these (plus its own organization and API key routes).
  */
-export const serviceRoutes: HttpRoute[] = [
-  ...engineRoutes,
-  ...catalogRoutes,
-];
+export const serviceRoutes: HttpRoute[] = [...engineRoutes, ...catalogRoutes];

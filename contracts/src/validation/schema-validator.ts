@@ -9,8 +9,9 @@ import type { ProblemViolation } from '../problem.js';
  */
 const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false });
 // ajv-formats ships CommonJS with a default export; under NodeNext it arrives as the module object.
-const addFormats = ((addFormatsPlugin as unknown as { default?: unknown }).default ??
-  addFormatsPlugin) as unknown as (instance: Ajv) => Ajv;
+const addFormats = ((addFormatsPlugin as unknown as { default?: unknown }).default ?? addFormatsPlugin) as unknown as (
+  instance: Ajv,
+) => Ajv;
 addFormats(ajv);
 
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();

@@ -49,7 +49,9 @@ export async function openInfrastructure(baseConfig: WeftConfig, processName: st
     const store = await PostgresEventStore.open(database);
     nats = config.natsUrl ? await NatsBus.connect({ servers: config.natsUrl, name: processName }) : undefined;
     const bus: Bus = nats ?? new InMemoryBus();
-    const publisher: EventPublisher = nats ? await JetStreamPublisher.create(nats.connection) : new BusEventPublisher(bus);
+    const publisher: EventPublisher = nats
+      ? await JetStreamPublisher.create(nats.connection)
+      : new BusEventPublisher(bus);
     const relay = new OutboxRelay(store, publisher, {
       onError: (error) => logger.error({ err: error }, 'outbox relay failed; retrying'),
     });
@@ -76,6 +78,8 @@ export async function openInfrastructure(baseConfig: WeftConfig, processName: st
 export function requireDistributedConfig(config: WeftConfig, serviceName: string): void {
   const missing = [!config.databaseUrl && 'WEFT_DATABASE_URL', !config.natsUrl && 'WEFT_NATS_URL'].filter(Boolean);
   if (missing.length > 0) {
-    throw new Error(`${serviceName} runs on its own only with ${missing.join(' and ')} set; use \`make start\` for one process`);
+    throw new Error(
+      `${serviceName} runs on its own only with ${missing.join(' and ')} set; use \`make start\` for one process`,
+    );
   }
 }

@@ -7,7 +7,11 @@ export interface BackendServices {
 }
 
 /** The services behind the gateway, started in this process. */
-export async function startBackendServices(_deps: { config: WeftConfig; store: EventStore; bus: Bus }): Promise<BackendServices> {
+export async function startBackendServices(_deps: {
+  config: WeftConfig;
+  store: EventStore;
+  bus: Bus;
+}): Promise<BackendServices> {
   const started: { stop(): Promise<void> }[] = [];
   return {
     async stop() {

@@ -40,7 +40,11 @@ describe('embedded Weft over HTTP: organizations, API keys, auth, validation', (
     expect(acme.status).toBe(201);
     const other = await system('POST', '/api/v1/organizations', { name: 'Other' });
     const userId = randomUUID();
-    const issued = await system('POST', `/api/v1/api-keys/by-org/${acme.body.id}`, { name: 'ci', userName: 'Ada', userId });
+    const issued = await system('POST', `/api/v1/api-keys/by-org/${acme.body.id}`, {
+      name: 'ci',
+      userName: 'Ada',
+      userId,
+    });
     expect(issued.status).toBe(201);
     expect(issued.body).toMatchObject({ organizationId: acme.body.id, userName: 'Ada', userId, system: false });
     expect(issued.body.key).toMatch(/^weft_/);
@@ -60,7 +64,8 @@ describe('embedded Weft over HTTP: organizations, API keys, auth, validation', (
     // Only system keys create organizations or system keys.
     expect((await org('POST', '/api/v1/organizations', { name: 'Mine' })).status).toBe(403);
     expect(
-      (await org('POST', `/api/v1/api-keys/by-org/${acme.body.id}`, { name: 's', userName: 'A', userId, system: true })).status,
+      (await org('POST', `/api/v1/api-keys/by-org/${acme.body.id}`, { name: 's', userName: 'A', userId, system: true }))
+        .status,
     ).toBe(403);
   });
 
@@ -68,7 +73,11 @@ describe('embedded Weft over HTTP: organizations, API keys, auth, validation', (
     const system = client(weft.url, BOOTSTRAP_KEY);
     const org = await system('POST', '/api/v1/organizations', { name: 'Validated' });
     const before = await system('GET', `/api/v1/api-keys/by-org/${org.body.id}`);
-    const bad = await system('POST', `/api/v1/api-keys/by-org/${org.body.id}`, { name: '', userId: 'not-a-uuid', color: 'red' });
+    const bad = await system('POST', `/api/v1/api-keys/by-org/${org.body.id}`, {
+      name: '',
+      userId: 'not-a-uuid',
+      color: 'red',
+    });
     expect(bad.status).toBe(400);
     expect(bad.contentType).toContain('application/problem+json');
     expect(bad.body.errors).toEqual(
@@ -107,7 +116,11 @@ describe('embedded Weft over HTTP: organizations, API keys, auth, validation', (
   test('a revoked key stops working at once', async () => {
     const system = client(weft.url, BOOTSTRAP_KEY);
     const org = await system('POST', '/api/v1/organizations', { name: 'Revoking' });
-    const issued = await system('POST', `/api/v1/api-keys/by-org/${org.body.id}`, { name: 'tmp', userName: 'T', userId: randomUUID() });
+    const issued = await system('POST', `/api/v1/api-keys/by-org/${org.body.id}`, {
+      name: 'tmp',
+      userName: 'T',
+      userId: randomUUID(),
+    });
     const asKey = client(weft.url, issued.body.key);
     expect((await asKey('GET', `/api/v1/api-keys/by-org/${org.body.id}`)).status).toBe(200);
     expect((await system('DELETE', `/api/v1/api-keys/by-id/${issued.body.id}`)).status).toBe(204);
@@ -116,7 +129,12 @@ describe('embedded Weft over HTTP: organizations, API keys, auth, validation', (
   });
 
   test('the Authorization: Bearer header works like X-API-Key', async () => {
-    const answer = await client(weft.url)('POST', '/api/v1/organizations', { name: 'Bearer' }, { authorization: `Bearer ${BOOTSTRAP_KEY}` });
+    const answer = await client(weft.url)(
+      'POST',
+      '/api/v1/organizations',
+      { name: 'Bearer' },
+      { authorization: `Bearer ${BOOTSTRAP_KEY}` },
+    );
     expect(answer.status).toBe(201);
   });
 
@@ -124,7 +142,11 @@ describe('embedded Weft over HTTP: organizations, API keys, auth, validation', (
     const docs = await client(weft.url)('GET', '/api/docs/json');
     expect(docs.status).toBe(200);
     expect(Object.keys(docs.body.paths)).toEqual(
-      expect.arrayContaining(['/api/v1/organizations', '/api/v1/api-keys/by-org/{org_id}', '/api/v1/api-keys/by-id/{id}']),
+      expect.arrayContaining([
+        '/api/v1/organizations',
+        '/api/v1/api-keys/by-org/{org_id}',
+        '/api/v1/api-keys/by-id/{id}',
+      ]),
     );
   });
 });

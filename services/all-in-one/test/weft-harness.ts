@@ -26,11 +26,16 @@ export async function removeDir(dir: string): Promise<void> {
 export interface CallResult {
   status: number;
   contentType: string;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  body: any;
 }
 
 export function client(baseUrl: string, key?: string) {
-  return async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<CallResult> => {
+  return async (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<CallResult> => {
     const response = await fetch(`${baseUrl}${path}`, {
       method,
       headers: {

@@ -12,12 +12,18 @@ async function main(): Promise<void> {
   const baseConfig = loadConfig();
   requireDistributedConfig(baseConfig, 'the gateway');
   const infrastructure = await openInfrastructure(baseConfig, 'gateway');
-  const gateway = await createGateway({ config: infrastructure.config, store: infrastructure.store, bus: infrastructure.bus });
+  const gateway = await createGateway({
+    config: infrastructure.config,
+    store: infrastructure.store,
+    bus: infrastructure.bus,
+  });
   const url = await gateway.listen();
   infrastructure.relay.start();
   logger.info({ url }, 'gateway listening');
   if (gateway.bootstrap.generatedKey) {
-    process.stdout.write(`A system API key was created (shown once; also in ${gateway.bootstrap.keyFile ?? ''}):\n${gateway.bootstrap.generatedKey}\n`);
+    process.stdout.write(
+      `A system API key was created (shown once; also in ${gateway.bootstrap.keyFile ?? ''}):\n${gateway.bootstrap.generatedKey}\n`,
+    );
   }
   const stop = async (): Promise<void> => {
     await gateway.close();

@@ -46,7 +46,10 @@ describe('API key decider', () => {
   test('an organization key issues a key in its own organization', () => {
     const { events } = given([]).when(issue());
     expect(events).toEqual([
-      expect.objectContaining({ type: 'ApiKeyIssued', data: expect.objectContaining({ organizationId: orgA, issuedBy: 'Ada', system: false }) }),
+      expect.objectContaining({
+        type: 'ApiKeyIssued',
+        data: expect.objectContaining({ organizationId: orgA, issuedBy: 'Ada', system: false }),
+      }),
     ]);
   });
 
@@ -65,10 +68,16 @@ describe('API key decider', () => {
 
   test('revoking: once, only within the organization', () => {
     const issued = given([]).when(issue()).events;
-    const revoke = (actor: KeyActor) => ({ type: 'RevokeApiKey' as const, data: { apiKeyId: 'k1' }, metadata: { now, actor } });
+    const revoke = (actor: KeyActor) => ({
+      type: 'RevokeApiKey' as const,
+      data: { apiKeyId: 'k1' },
+      metadata: { now, actor },
+    });
     expect(given(issued).when(revoke({ ...orgAdmin, organizationId: orgB })).status).toBe(404);
     const revoked = given(issued).when(revoke(orgAdmin)).events;
-    expect(revoked).toEqual([expect.objectContaining({ type: 'ApiKeyRevoked', data: expect.objectContaining({ organizationId: orgA }) })]);
+    expect(revoked).toEqual([
+      expect.objectContaining({ type: 'ApiKeyRevoked', data: expect.objectContaining({ organizationId: orgA }) }),
+    ]);
     expect(given([...issued, ...revoked]).when(revoke(orgAdmin)).status).toBe(404);
     expect(given([]).when(revoke(system)).status).toBe(404);
   });
@@ -82,7 +91,12 @@ describe('organization decider', () => {
       metadata: { now, actorName: 'system', actorId: 's' },
     };
     const events = decideOrganization(command, initialOrganizationState);
-    expect(events).toEqual([expect.objectContaining({ type: 'OrganizationCreated', data: expect.objectContaining({ name: 'Acme', createdAt: now }) })]);
+    expect(events).toEqual([
+      expect.objectContaining({
+        type: 'OrganizationCreated',
+        data: expect.objectContaining({ name: 'Acme', createdAt: now }),
+      }),
+    ]);
     const state = events.reduce(evolveOrganization, initialOrganizationState);
     expect(() => decideOrganization(command, state)).toThrow(ProblemError);
   });

@@ -49,7 +49,11 @@ describe('gateway on PostgreSQL and NATS', () => {
       headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: response.status, type: response.headers.get('content-type'), body: (await response.json().catch(() => undefined)) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    return {
+      status: response.status,
+      type: response.headers.get('content-type'),
+      body: (await response.json().catch(() => undefined)) as any,
+    };
   };
 
   beforeAll(async () => {
@@ -89,27 +93,48 @@ describe('gateway on PostgreSQL and NATS', () => {
     });
     expect(issued.status).toBe(201);
 
-    const events = await database.db.selectFrom('events').select(['type', 'metadata']).where('stream_id', '=', `apikey-${issued.body.id}`).execute();
+    const events = await database.db
+      .selectFrom('events')
+      .select(['type', 'metadata'])
+      .where('stream_id', '=', `apikey-${issued.body.id}`)
+      .execute();
     expect(events.map((e) => e.type)).toEqual(['ApiKeyIssued']);
 
-    const echoed = await call('POST', `/api/v1/echo/by-org/${org.body.id}/${processId}`, issued.body.key, { text: 'hi' });
+    const echoed = await call('POST', `/api/v1/echo/by-org/${org.body.id}/${processId}`, issued.body.key, {
+      text: 'hi',
+    });
     expect(echoed.status).toBe(202);
     expect(echoed.body).toEqual({ echoed: { text: 'hi' }, params: { org_id: org.body.id, processId } });
-    expect(seen.at(-1)?.actor).toMatchObject({ organizationId: org.body.id, userId, userName: 'Rita', system: false, processIds: [processId] });
+    expect(seen.at(-1)?.actor).toMatchObject({
+      organizationId: org.body.id,
+      userId,
+      userName: 'Rita',
+      system: false,
+      processIds: [processId],
+    });
 
     // Restricted to one process: another one is forbidden, before any service is asked.
     const before = seen.length;
-    const other = await call('POST', `/api/v1/echo/by-org/${org.body.id}/${randomUUID()}`, issued.body.key, { text: 'hi' });
+    const other = await call('POST', `/api/v1/echo/by-org/${org.body.id}/${randomUUID()}`, issued.body.key, {
+      text: 'hi',
+    });
     expect(other.status).toBe(403);
     expect(seen.length).toBe(before);
     // Schema violations never reach the service either.
-    expect((await call('POST', `/api/v1/echo/by-org/${org.body.id}/${processId}`, issued.body.key, {})).status).toBe(400);
+    expect((await call('POST', `/api/v1/echo/by-org/${org.body.id}/${processId}`, issued.body.key, {})).status).toBe(
+      400,
+    );
     expect(seen.length).toBe(before);
   });
 
   test("a service's problem reaches the client with its status; a service that never answers is a 503/504 problem", async () => {
     const org = await call('POST', '/api/v1/organizations', systemKey, { name: 'Problems' });
-    const missing = await call('POST', `/api/v1/echo/by-org/${org.body.id}/00000000-0000-4000-8000-00000000dead`, systemKey, { text: 'x' });
+    const missing = await call(
+      'POST',
+      `/api/v1/echo/by-org/${org.body.id}/00000000-0000-4000-8000-00000000dead`,
+      systemKey,
+      { text: 'x' },
+    );
     expect(missing.status).toBe(404);
     expect(missing.type).toContain('application/problem+json');
     expect(missing.body.detail).toBe('no such process');

@@ -30,6 +30,7 @@ export class ProcessCatalogModule {
         GraphController,
         VersionController,
         ConnectionController,
+        SchemaController,
         CatalogInternalController,
       ],
       providers: [

@@ -44,27 +44,30 @@ export const toEnvelope = (event: StoredEvent): PublishedEventEnvelope => ({
 export class OutboxRelay {
   private readonly loop: CatchUpLoop;
   private readonly lock: LeaderLock;
-  private readonly stopping = new AbortController();
-  private running: Promise<void> | undefined;
-  private leading = false;
+  private started = false;
 
   constructor(
     private readonly store: PostgresEventStore,
-    private readonly publisher: EventPublisher,
-    private readonly options: OutboxRelayOptions = {},
+    publisher: EventPublisher,
+    options: OutboxRelayOptions = {},
   ) {
     const name = options.name ?? 'outbox-relay';
     const subjectFor = options.subjectFor ?? eventSubject;
-    this.lock =
+    const lock = (this.lock =
       store.database.dialect === 'postgres'
         ? new SessionAdvisoryLock(store.database, [RELAY_LOCK_NAMESPACE, store.eventsTableOid])
-        : new InProcessLock(store.database, name);
+        : new InProcessLock(store.database, name));
     this.loop = new CatchUpLoop({
       store,
       batchSize: options.batchSize ?? 500,
       pollMs: options.pollMs ?? 200,
-      onError: options.onError,
+      // A standby retries the leader lock at this pace (the loop reloads its checkpoint after a failure).
+      retryMs: options.standbyMs ?? 1000,
+      onError: (error) => {
+        if (!(error instanceof StandingByError)) options.onError?.(error);
+      },
       loadCheckpoint: async () => {
+        if (!(await lock.tryAcquire())) throw new StandingByError();
         const [saved, published] = await Promise.all([
           loadCheckpoint(store.db, 'subscription_checkpoints', name),
           publisher.lastPublishedPosition(),
@@ -72,17 +75,20 @@ export class OutboxRelay {
         return Math.max(saved, published);
       },
       handleBatch: async (events, reached) => {
-        // One at a time: a failed publish must never let a later event overtake it.
-        for (const event of events)
+        for (const event of events) {
+          // A leader whose lock connection died stops at once; it resumes only after winning again.
+          if (!lock.isHeld()) throw new StandingByError();
+          // One at a time: a failed publish must never let a later event overtake it.
           await publisher.publish(subjectFor(event), toEnvelope(event), eventMessageId(event.position));
+        }
         await saveCheckpoint(store.db, 'subscription_checkpoints', name, reached);
       },
     });
   }
 
-  /** True once this instance holds the leader lock and publishes. */
+  /** True while this instance holds the leader lock and publishes. */
   get isLeader(): boolean {
-    return this.leading;
+    return this.started && this.lock.isHeld();
   }
 
   /** Position published so far by this instance. */
@@ -91,8 +97,10 @@ export class OutboxRelay {
   }
 
   start(): void {
+    if (this.started) return;
+    this.started = true;
     void this.store.listenForAppends();
-    this.running ??= this.campaign();
+    this.loop.start();
   }
 
   waitForPosition(position: number): Promise<void> {
@@ -100,29 +108,13 @@ export class OutboxRelay {
   }
 
   async stop(): Promise<void> {
-    this.stopping.abort();
-    await this.running;
     await this.loop.stop();
     await this.lock.release();
-    this.leading = false;
+    this.started = false;
   }
+}
 
-  private async campaign(): Promise<void> {
-    while (!this.stopping.signal.aborted) {
-      try {
-        if (await this.lock.tryAcquire()) {
-          this.leading = true;
-          if (this.stopping.signal.aborted) return;
-          this.loop.start();
-          return;
-        }
-      } catch (error) {
-        this.options.onError?.(error);
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.options.standbyMs ?? 1000);
-        this.stopping.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-      });
-    }
-  }
+/** Another instance leads; this one waits for its lock. */
+class StandingByError extends Error {
+  override name = 'StandingByError';
 }

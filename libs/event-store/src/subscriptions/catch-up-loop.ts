@@ -6,6 +6,8 @@ export interface CatchUpLoopConfig {
   eventTypes?: readonly string[];
   batchSize: number;
   pollMs: number;
+  /** Wait after a failure before reloading the checkpoint and retrying; default `pollMs`. */
+  retryMs?: number;
   /** Position already handled; read at start and again after every failure. */
   loadCheckpoint(): Promise<number>;
   /**
@@ -75,7 +77,7 @@ export class CatchUpLoop {
       } catch (error) {
         this.config.onError?.(error);
         loaded = false;
-        await sleep(pollMs, this.stopping.signal);
+        await sleep(this.config.retryMs ?? pollMs, this.stopping.signal);
       }
     }
   }

@@ -1,10 +1,5 @@
 import { conflict } from '@weft/contracts';
-import {
-  WrongExpectedVersionError,
-  type EventMetadata,
-  type EventStore,
-  type StoredEvent,
-} from '@weft/event-store';
+import { WrongExpectedVersionError, type EventMetadata, type EventStore, type StoredEvent } from '@weft/event-store';
 
 interface DomainEvent {
   type: string;

@@ -28,7 +28,12 @@ export class ApiKeyCommands {
     private readonly readModels: GatewayReadModels,
   ) {}
 
-  async issue(organizationId: string, body: CreateApiKeyBody, actor: Actor, options: IssueOptions = {}): Promise<IssuedApiKeyView> {
+  async issue(
+    organizationId: string,
+    body: CreateApiKeyBody,
+    actor: Actor,
+    options: IssueOptions = {},
+  ): Promise<IssuedApiKeyView> {
     const key = options.key ?? generateApiKey();
     const apiKeyId = options.apiKeyId ?? randomUUID();
     const now = new Date().toISOString();

@@ -7,7 +7,12 @@ import type { ApiKeyCommands } from './api-key-commands.js';
 import { apiKeyIdFromHash, generateApiKey, hashApiKey } from './api-key-secret.js';
 import type { GatewayReadModels } from './gateway-read-models.js';
 import { createOrganization } from './organization-commands.js';
-import { SYSTEM_ORGANIZATION_ID, SYSTEM_ORGANIZATION_NAME, SYSTEM_USER_ID, SYSTEM_USER_NAME } from './system-identity.js';
+import {
+  SYSTEM_ORGANIZATION_ID,
+  SYSTEM_ORGANIZATION_NAME,
+  SYSTEM_USER_ID,
+  SYSTEM_USER_NAME,
+} from './system-identity.js';
 
 export const BOOTSTRAP_KEY_FILE = 'bootstrap-api-key';
 
@@ -45,15 +50,20 @@ export async function ensureBootstrapKey(
   if (wanted !== undefined && (await readModels.actorForKeyHash(hashApiKey(wanted)))?.system) return {};
 
   if (!(await readModels.organization(SYSTEM_ORGANIZATION_ID))) {
-    await createOrganization(store, SYSTEM_ORGANIZATION_NAME, systemActor, { organizationId: SYSTEM_ORGANIZATION_ID }).catch(
-      ignoreConflict,
-    );
+    await createOrganization(store, SYSTEM_ORGANIZATION_NAME, systemActor, {
+      organizationId: SYSTEM_ORGANIZATION_ID,
+    }).catch(ignoreConflict);
   }
   const key = wanted ?? generateApiKey();
   await keys
     .issue(
       SYSTEM_ORGANIZATION_ID,
-      { name: wanted ? 'bootstrap (WEFT_BOOTSTRAP_API_KEY)' : 'bootstrap', userName: SYSTEM_USER_NAME, userId: SYSTEM_USER_ID, system: true },
+      {
+        name: wanted ? 'bootstrap (WEFT_BOOTSTRAP_API_KEY)' : 'bootstrap',
+        userName: SYSTEM_USER_NAME,
+        userId: SYSTEM_USER_ID,
+        system: true,
+      },
       systemActor,
       { key, apiKeyId: apiKeyIdFromHash(hashApiKey(key)) },
     )

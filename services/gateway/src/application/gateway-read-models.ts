@@ -49,7 +49,13 @@ export class GatewayReadModels {
   async organization(id: string): Promise<OrganizationView | undefined> {
     const row = await this.db.selectFrom('gateway_organizations').selectAll().where('id', '=', id).executeTakeFirst();
     return row
-      ? { id: row.id, name: row.name, createdBy: row.created_by, createdById: row.created_by_id, createdAt: iso(row.created_at) }
+      ? {
+          id: row.id,
+          name: row.name,
+          createdBy: row.created_by,
+          createdById: row.created_by_id,
+          createdAt: iso(row.created_at),
+        }
       : undefined;
   }
 

@@ -25,7 +25,11 @@ export async function createOrganization(
     store,
     organizationStream(organizationId),
     organizationAggregate,
-    { type: 'CreateOrganization', data: { organizationId, name }, metadata: { now, actorName: actor.userName, actorId: actor.userId } },
+    {
+      type: 'CreateOrganization',
+      data: { organizationId, name },
+      metadata: { now, actorName: actor.userName, actorId: actor.userId },
+    },
     { actorId: actor.userId, actorName: actor.userName, organizationId, traceId: options.traceId },
   );
   return { id: organizationId, name, createdBy: actor.userName, createdById: actor.userId, createdAt: now };

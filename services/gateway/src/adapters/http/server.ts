@@ -58,7 +58,12 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
   });
   server.setErrorHandler((error, request, reply) => sendProblem(reply, toProblem(error, request)));
   server.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, { type: 'https://weft.dev/problems/404', title: 'Not Found', status: 404, detail: `no route ${request.method} ${request.url.split('?')[0] ?? ''}` }),
+    sendProblem(reply, {
+      type: 'https://weft.dev/problems/404',
+      title: 'Not Found',
+      status: 404,
+      detail: `no route ${request.method} ${request.url.split('?')[0] ?? ''}`,
+    }),
   );
 
   await server.register(swagger, {
@@ -80,7 +85,13 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     const checks = await options.readiness();
     const ready = Object.values(checks).every(Boolean);
     if (!ready) {
-      return sendProblem(reply, { type: 'https://weft.dev/problems/503', title: 'Service Unavailable', status: 503, detail: 'not ready', checks });
+      return sendProblem(reply, {
+        type: 'https://weft.dev/problems/503',
+        title: 'Service Unavailable',
+        status: 503,
+        detail: 'not ready',
+        checks,
+      });
     }
     return { status: 'ready', checks };
   });

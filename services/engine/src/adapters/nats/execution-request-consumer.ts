@@ -1,0 +1,34 @@
+import { engineQueues, ProblemError } from '@weft/contracts';
+import type { Bus, Subscription } from '@weft/bus';
+import type { Logger } from '@weft/observability';
+import type { ExecutionEngine } from '../../application/execution-engine.js';
+
+/**
+ * Takes execution requests from the work queue. A message is acked (handler resolves) once its
+ * ExecutionStarted is stored; a request that can never run (unknown process, bad input node) is
+ * acked and logged; anything else (catalog or database down) is redelivered later.
+ */
+export const EXECUTION_CONSUMER = 'engine-executions';
+
+export function consumeExecutionRequests(
+  bus: Bus,
+  engine: ExecutionEngine,
+  logger: Logger,
+  options: { concurrency?: number } = {},
+): Promise<Subscription> {
+  return bus.consume(
+    engineQueues.executionRequests,
+    { durable: EXECUTION_CONSUMER, concurrency: options.concurrency ?? 64, ackWaitMs: 30_000, maxDeliver: 20 },
+    async (message) => {
+      try {
+        await engine.start(message.payload);
+      } catch (error) {
+        if (error instanceof ProblemError && error.status < 500) {
+          logger.warn({ executionId: message.payload.executionId, problem: error.problem }, 'execution request refused');
+          return;
+        }
+        throw error;
+      }
+    },
+  );
+}

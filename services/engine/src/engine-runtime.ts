@@ -1,0 +1,98 @@
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { engineQueues } from '@weft/contracts';
+import type { Bus, Subscription } from '@weft/bus';
+import type { WeftConfig } from '@weft/config';
+import type { EventStore } from '@weft/event-store';
+import { createLogger, type Logger } from '@weft/observability';
+import { HttpErrorNotifier, type ErrorWebhookOptions } from './adapters/http/error-webhook-notifier.js';
+import { BusProcessDirectory } from './adapters/nats/catalog-directory.js';
+import { consumeExecutionRequests } from './adapters/nats/execution-request-consumer.js';
+import { createNodePalette, type NodePalette } from './adapters/nodes/node-palette.js';
+import type { BlobSink } from './adapters/nodes/integration-node.js';
+import { migrateEngineSchema } from './adapters/postgres/engine-schema.js';
+import { PostgresExecutionLeases } from './adapters/postgres/execution-leases.js';
+import { ExecutionApi } from './application/execution-api.js';
+import { ExecutionEngine } from './application/execution-engine.js';
+import { executionsProjection } from './projections/executions-projection.js';
+
+/** What the engine needs from its composition root. */
+export interface EngineDeps {
+  store: EventStore;
+  bus: Bus;
+  config: WeftConfig;
+  options?: EngineOptions;
+}
+
+export interface EngineOptions {
+  /** Execution requests handled at once by this replica; default 64. */
+  concurrency?: number;
+  /** How long a lease lasts without renewal before another engine resumes the execution; default 15 s. */
+  leaseMs?: number;
+  /** Lease renewal and orphan scan period; default leaseMs / 3. */
+  maintenanceMs?: number;
+  retryDelayMs?: (attempt: number) => number;
+  errorWebhook?: ErrorWebhookOptions;
+  blobs?: BlobSink;
+  /** Whether this replica takes work from the queue (false: serve reads only); default true. */
+  consume?: boolean;
+  logger?: Logger;
+}
+
+/** The engine wired: palette, leases, engine, request handlers and the queue consumer. */
+export class EngineRuntime {
+  private consumer: Subscription | undefined;
+
+  private constructor(
+    readonly engine: ExecutionEngine,
+    readonly api: ExecutionApi,
+    private readonly palette: NodePalette,
+    private readonly deps: EngineDeps,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Migrates the engine's tables and registers its inline projection; does not take work yet. */
+  static async open(deps: EngineDeps): Promise<EngineRuntime> {
+    const options = deps.options ?? {};
+    const logger = options.logger ?? createLogger('engine');
+    await migrateEngineSchema(deps.store.db);
+    deps.store.registerProjections([executionsProjection]);
+    const palette = createNodePalette({ blobs: options.blobs });
+    const leaseMs = options.leaseMs ?? 15_000;
+    const leases = new PostgresExecutionLeases(deps.store.db, `engine-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`, leaseMs);
+    const directory = new BusProcessDirectory(deps.bus);
+    const engine = new ExecutionEngine({
+      store: deps.store,
+      directory,
+      executors: palette.executors,
+      leases,
+      errorNotifier: new HttpErrorNotifier({ logger, ...options.errorWebhook }),
+      logger,
+      retryDelayMs: options.retryDelayMs,
+      maintenanceMs: options.maintenanceMs ?? Math.max(100, Math.floor(leaseMs / 3)),
+    });
+    const api = new ExecutionApi({
+      engine,
+      db: deps.store.db,
+      directory,
+      enqueue: (request) => deps.bus.enqueue(engineQueues.executionRequests, request, { msgId: request.executionId }),
+    });
+    return new EngineRuntime(engine, api, palette, deps, logger);
+  }
+
+  /** Starts taking execution requests and resuming executions orphaned by dead engines. */
+  async start(): Promise<void> {
+    if (this.deps.options?.consume === false) return;
+    this.consumer = await consumeExecutionRequests(this.deps.bus, this.engine, this.logger, {
+      concurrency: this.deps.options?.concurrency,
+    });
+    this.engine.startMaintenance();
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer?.unsubscribe();
+    this.consumer = undefined;
+    await this.engine.stop();
+    await this.palette.close();
+  }
+}
