@@ -10,3 +10,4 @@ export * from './events/gateway/organization-events.schema.js';
 export * from './validation/schema-validator.js';
 export * from './engine/index.js';
 export * from './http/paging.js';
+export * from './catalog/process-document.js';

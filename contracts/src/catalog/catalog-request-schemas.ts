@@ -126,3 +126,26 @@ export const updateSchemaBodySchema: JsonSchema = {
   properties: schemaProperties,
   additionalProperties: false,
 };
+
+const uuid = {
+  type: 'string',
+  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+};
+
+export const createCollectionBodySchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 500 },
+    description: { type: 'string', maxLength: 10000 },
+    parentCollectionId: { anyOf: [uuid, { type: 'null' }] },
+  },
+  required: ['name'],
+  additionalProperties: false,
+};
+
+/** The spec's PUT takes name and description; parentCollectionId moves the collection (null: to the top). */
+export const updateCollectionBodySchema: JsonSchema = {
+  type: 'object',
+  properties: createCollectionBodySchema.properties,
+  additionalProperties: false,
+};

@@ -1,8 +1,10 @@
 import { catalogHttp } from '../bus/catalog-subjects.js';
 import {
   createProcessBodySchema,
+  createCollectionBodySchema,
   createConnectionBodySchema,
   createSchemaBodySchema,
+  updateCollectionBodySchema,
   updateSchemaBodySchema,
   createVersionBodySchema,
   edgeInputSchema,
@@ -11,7 +13,10 @@ import {
   updateNodeBodySchema,
   updateProcessBodySchema,
 } from '../catalog/catalog-request-schemas.js';
-import { httpRoute, type HttpRoute } from './http-route.js';
+import { bulkImportBodySchema, forkProcessBodySchema } from '../catalog/process-document.js';
+import { httpRoute, type HttpRoute, type HttpMethod } from './http-route.js';
+import type { RequestSpec } from '../bus/message-spec.js';
+import type { HttpCall, HttpReply } from './http-route.js';
 
 const PROCESSES = 'Processes';
 const GRAPH = 'Process graph';
@@ -176,6 +181,35 @@ export const catalogRoutes: HttpRoute[] = [
     processParam: 'id',
   }),
   httpRoute({
+    method: 'GET',
+    path: '/api/v1/processes/:id/export',
+    spec: catalogHttp.exportProcess,
+    summary: 'Export document (camelCase) with every referenced schema inline in schemaDependencies; bulk-import accepts it unchanged.',
+    tag: PROCESSES,
+    processParam: 'id',
+  }),
+  httpRoute({
+    method: 'POST',
+    path: '/api/v1/processes/bulk-import/:orgId',
+    spec: catalogHttp.importProcesses,
+    summary:
+      'Import one export document (201, the new process) or an array of them (200, a result per document). Missing schemas are created from schemaDependencies, existing ones reused; a malformed document is rejected whole with every problem listed.',
+    tag: PROCESSES,
+    bodySchema: bulkImportBodySchema,
+    orgParam: 'orgId',
+    successStatus: 201,
+  }),
+  httpRoute({
+    method: 'POST',
+    path: '/api/v1/processes/fork/:id',
+    spec: catalogHttp.forkProcess,
+    summary: 'Duplicate a process (nodes, edges, configs; new ids) under a new name. Schema references are shared.',
+    tag: PROCESSES,
+    bodySchema: forkProcessBodySchema,
+    processParam: 'id',
+    successStatus: 201,
+  }),
+  httpRoute({
     method: 'POST',
     path: '/api/v1/processes/versions/:process_id',
     spec: catalogHttp.createVersion,
@@ -289,4 +323,95 @@ export const catalogRoutes: HttpRoute[] = [
     tag: SCHEMAS,
     successStatus: 204,
   }),
+  ...collectionRoutes('process'),
+  ...collectionRoutes('schema'),
 ];
+
+/** Both collection tables of the spec: same shape, separate sets. */
+function collectionRoutes(kind: 'process' | 'schema'): HttpRoute[] {
+  const base = `/api/v1/${kind}-collections`;
+  const tag = kind === 'process' ? 'Process collections' : 'Schema collections';
+  const member = kind === 'process' ? 'pid' : 'sid';
+  const subjects =
+    kind === 'process'
+      ? {
+          create: catalogHttp.createProcessCollection,
+          list: catalogHttp.listProcessCollections,
+          get: catalogHttp.getProcessCollection,
+          update: catalogHttp.updateProcessCollection,
+          delete: catalogHttp.deleteProcessCollection,
+          add: catalogHttp.addProcessToCollection,
+          remove: catalogHttp.removeProcessFromCollection,
+        }
+      : {
+          create: catalogHttp.createSchemaCollection,
+          list: catalogHttp.listSchemaCollections,
+          get: catalogHttp.getSchemaCollection,
+          update: catalogHttp.updateSchemaCollection,
+          delete: catalogHttp.deleteSchemaCollection,
+          add: catalogHttp.addSchemaToCollection,
+          remove: catalogHttp.removeSchemaFromCollection,
+        };
+  const route = (
+    method: HttpMethod,
+    path: string,
+    spec: RequestSpec<HttpCall, HttpReply>,
+    summary: string,
+    extra: Partial<HttpRoute> = {},
+  ): HttpRoute => httpRoute({ method, path: `${base}${path}`, spec, summary, tag, ...extra });
+  return [
+    route(
+      'POST',
+      '/by-org/:org_id',
+      subjects.create,
+      `Create a ${kind} collection, optionally nested under parentCollectionId.`,
+      {
+        bodySchema: createCollectionBodySchema,
+        orgParam: 'org_id',
+        successStatus: 201,
+      },
+    ),
+    route(
+      'GET',
+      '/by-org/:org_id',
+      subjects.list,
+      'Flat list with parentCollectionId (query page, pageSize), or `?tree=true` for the nested tree.',
+      {
+        orgParam: 'org_id',
+      },
+    ),
+    route('GET', '/by-id/:id', subjects.get, `One collection with its ${kind}s (members); records viewedAt.`),
+    route(
+      'PUT',
+      '/by-id/:id',
+      subjects.update,
+      'Rename, describe or move (parentCollectionId); 400 when it would become its own ancestor.',
+      {
+        bodySchema: updateCollectionBodySchema,
+      },
+    ),
+    route(
+      'DELETE',
+      '/by-id/:id',
+      subjects.delete,
+      `Delete the collection and its memberships (the ${kind}s stay); child collections move up to its parent.`,
+      {
+        successStatus: 204,
+      },
+    ),
+    route(
+      'POST',
+      `/:id/add-${kind}/:${member}`,
+      subjects.add,
+      `Add a ${kind} to the collection (idempotent).`,
+      kind === 'process' ? { processParam: member } : {},
+    ),
+    route(
+      'DELETE',
+      `/:id/remove-${kind}/:${member}`,
+      subjects.remove,
+      `Remove a ${kind} from the collection (idempotent).`,
+      kind === 'process' ? { processParam: member } : {},
+    ),
+  ];
+}

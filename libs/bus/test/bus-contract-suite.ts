@@ -220,6 +220,28 @@ export function describeBusContract(name: string, harness: BusHarness): void {
         expect(await deliveries.done).toEqual([1, 2]);
       });
 
+      it('gives up on a message after maxDeliver attempts and goes on with the next', async () => {
+        const { subject, stream } = names();
+        const spec = workQueue<{ poison: boolean }>(newStream(stream), subject, [service], service);
+        const bus = await newBus();
+        const poisonDeliveries: number[] = [];
+        const healthyHandled = signal<number>();
+        const poisonGivenUp = signal();
+        await bus.consume(spec, { durable: 'limited', maxDeliver: 2, retryDelayMs: 10 }, async (message) => {
+          if (!message.payload.poison) return healthyHandled.resolve(message.deliveryCount);
+          poisonDeliveries.push(message.deliveryCount);
+          if (message.deliveryCount === 2) poisonGivenUp.resolve();
+          throw new Error('poison');
+        });
+        await bus.enqueue(spec, { poison: true });
+        await poisonGivenUp.promise;
+        await bus.enqueue(spec, { poison: false });
+        expect(await healthyHandled.promise).toBe(1);
+        expect(poisonDeliveries).toEqual([1, 2]);
+        const lastAttempt = logLines.find((line) => line.subject === subject && line.lastAttempt === true);
+        expect(lastAttempt).toMatchObject({ deliveryCount: 2, msg: 'work message failed' });
+      });
+
       if (harness.crash) {
         const crash = harness.crash;
         it('redelivers to another replica when a consumer dies without acking', async () => {

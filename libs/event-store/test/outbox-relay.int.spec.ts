@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { PublishedEventEnvelope } from '@weft/contracts';
+import { sql } from 'kysely';
 import {
   OutboxRelay,
+  RELAY_LOCK_NAMESPACE,
   toEnvelope,
   type EventPublisher,
   type NewEvent,
@@ -132,4 +134,28 @@ describe.each(DIALECTS)('OutboxRelay to JetStream, store on %s', (dialect) => {
     expect(standby.isLeader).toBe(true);
     await expectEachPositionOnceInOrder(js, await t.store.readAll());
   });
+
+  if (dialect === 'postgres') {
+    it('a leader whose lock connection dies stops publishing, and the standby takes over', async () => {
+      const options = relayOptions();
+      await t.store.append(`execution-${randomUUID()}`, executionEvents(10));
+      const a = startRelay(await js.publisher(), options);
+      const b = startRelay(await js.publisher(), options);
+      while (!a.isLeader && !b.isLeader) await new Promise((resolve) => setTimeout(resolve, 10));
+      const [leader, standby] = a.isLeader ? [a, b] : [b, a];
+      await leader.waitForPosition(await t.store.headPosition());
+
+      const { rows } = await sql<{ pid: number }>`
+        SELECT pid FROM pg_locks
+        WHERE locktype = 'advisory' AND classid = ${RELAY_LOCK_NAMESPACE} AND objid = ${t.store.eventsTableOid}
+          AND granted`.execute(t.store.db);
+      expect(rows).toHaveLength(1);
+      await sql`SELECT pg_terminate_backend(${rows[0]!.pid})`.execute(t.store.db);
+
+      await t.store.append(`execution-${randomUUID()}`, executionEvents(7));
+      await standby.waitForPosition(await t.store.headPosition());
+      while (leader.isLeader) await new Promise((resolve) => setTimeout(resolve, 10));
+      await expectEachPositionOnceInOrder(js, await t.store.readAll());
+    });
+  }
 });

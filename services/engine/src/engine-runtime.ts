@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { engineQueues } from '@weft/contracts';
+import { engineQueues, type ExecutionRequest, type WorkQueueSpec } from '@weft/contracts';
 import type { Bus, Subscription } from '@weft/bus';
 import type { WeftConfig } from '@weft/config';
 import type { EventStore } from '@weft/event-store';
@@ -12,6 +12,7 @@ import { createNodePalette, type NodePalette } from './adapters/nodes/node-palet
 import type { BlobSink } from './adapters/nodes/integration-node.js';
 import { migrateEngineSchema } from './adapters/postgres/engine-schema.js';
 import { PostgresExecutionLeases } from './adapters/postgres/execution-leases.js';
+import type { ProcessDirectory } from './application/engine-ports.js';
 import { ExecutionApi } from './application/execution-api.js';
 import { ExecutionEngine } from './application/execution-engine.js';
 import { executionsProjection } from './projections/executions-projection.js';
@@ -34,6 +35,10 @@ export interface EngineOptions {
   retryDelayMs?: (attempt: number) => number;
   errorWebhook?: ErrorWebhookOptions;
   blobs?: BlobSink;
+  /** The work queue and durable consumer; default engineQueues.executionRequests / 'engine-executions' (tests isolate themselves). */
+  queue?: { spec: WorkQueueSpec<ExecutionRequest>; durable: string };
+  /** Where processes and connections come from; default the catalog over the bus. */
+  directory?: ProcessDirectory;
   /** Whether this replica takes work from the queue (false: serve reads only); default true. */
   consume?: boolean;
   logger?: Logger;
@@ -60,7 +65,8 @@ export class EngineRuntime {
     const palette = createNodePalette({ blobs: options.blobs });
     const leaseMs = options.leaseMs ?? 15_000;
     const leases = new PostgresExecutionLeases(deps.store.db, `engine-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`, leaseMs);
-    const directory = new BusProcessDirectory(deps.bus);
+    const directory = options.directory ?? new BusProcessDirectory(deps.bus);
+    const queue = options.queue?.spec ?? engineQueues.executionRequests;
     const engine = new ExecutionEngine({
       store: deps.store,
       directory,
@@ -75,7 +81,7 @@ export class EngineRuntime {
       engine,
       db: deps.store.db,
       directory,
-      enqueue: (request) => deps.bus.enqueue(engineQueues.executionRequests, request, { msgId: request.executionId }),
+      enqueue: (request) => deps.bus.enqueue(queue, request, { msgId: request.executionId }),
     });
     return new EngineRuntime(engine, api, palette, deps, logger);
   }
@@ -85,6 +91,7 @@ export class EngineRuntime {
     if (this.deps.options?.consume === false) return;
     this.consumer = await consumeExecutionRequests(this.deps.bus, this.engine, this.logger, {
       concurrency: this.deps.options?.concurrency,
+      queue: this.deps.options?.queue,
     });
     this.engine.startMaintenance();
   }

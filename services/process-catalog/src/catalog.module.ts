@@ -8,7 +8,9 @@ import { CatalogInternalController } from './adapters/nats/catalog-internal-cont
 import { ConnectionController } from './adapters/nats/connection-controller.js';
 import { CATALOG_APPLICATION, CATALOG_HTTP_HANDLERS } from './adapters/nats/catalog-tokens.js';
 import { GraphController } from './adapters/nats/graph-controller.js';
+import { ProcessCollectionController } from './adapters/nats/process-collection-controller.js';
 import { ProcessController } from './adapters/nats/process-controller.js';
+import { SchemaCollectionController } from './adapters/nats/schema-collection-controller.js';
 import { SchemaController } from './adapters/nats/schema-controller.js';
 import { VersionController } from './adapters/nats/version-controller.js';
 
@@ -31,6 +33,8 @@ export class ProcessCatalogModule {
         VersionController,
         ConnectionController,
         SchemaController,
+        ProcessCollectionController,
+        SchemaCollectionController,
         CatalogInternalController,
       ],
       providers: [

@@ -3,9 +3,11 @@ import { migrate, type EventStore, type Projection } from '@weft/event-store';
 import { CATALOG_MIGRATIONS_TABLE, catalogMigrations } from '../projections/catalog-migrations.js';
 import { processProjection } from '../projections/process-projection.js';
 import { versionProjection } from '../projections/version-projection.js';
+import { collectionProjection } from '../projections/collection-projection.js';
 import { connectionProjection } from '../projections/connection-projection.js';
 import { schemaProjection } from '../projections/schema-projection.js';
 import type { Runtime } from './caller.js';
+import { Collections } from './collections.js';
 import { Connections } from './connections.js';
 import { Schemas } from './schemas.js';
 import { SecretBox } from './secret-box.js';
@@ -19,6 +21,7 @@ export const catalogProjections: readonly Projection[] = [
   versionProjection,
   connectionProjection,
   schemaProjection,
+  collectionProjection,
 ];
 
 export const systemRuntime: Runtime = { now: () => new Date().toISOString(), newId: () => randomUUID() };
@@ -31,6 +34,7 @@ export interface CatalogApplication {
   queries: ProcessQueries;
   schemas: Schemas;
   connections: Connections;
+  collections: Collections;
 }
 
 /** Settings the catalog reads (a subset of WeftConfig). */
@@ -56,5 +60,6 @@ export async function openCatalogApplication(
     queries,
     schemas: new Schemas(store, store.db, runtime),
     connections: new Connections(store, store.db, runtime, secrets),
+    collections: new Collections(store, store.db, runtime),
   };
 }

@@ -8,11 +8,24 @@ const memberTable = (kind: CollectionState['kind']) =>
     ? ({ table: 'catalog_process_collection_members', column: 'process_id' } as const)
     : ({ table: 'catalog_schema_collection_members', column: 'schema_id' } as const);
 
-/** Collections (both kinds) and their memberships. */
+/**
+ * Collections (both kinds) and their memberships. It owns the membership tables, so it also
+ * drops the memberships of a deleted process or schema (and a rebuild of it alone stays right).
+ */
 export const collectionProjection: Projection = {
   name: 'catalog-collections',
-  eventTypes: COLLECTION_EVENT_TYPES,
+  eventTypes: [...COLLECTION_EVENT_TYPES, 'ProcessDeleted', 'SchemaDeleted'],
   async apply(db: Trx, stored: StoredEvent): Promise<void> {
+    if (stored.type === 'ProcessDeleted' && stored.streamId.startsWith('process-')) {
+      const processId = stored.streamId.slice('process-'.length);
+      await db.deleteFrom('catalog_process_collection_members').where('process_id', '=', processId).execute();
+      return;
+    }
+    if (stored.type === 'SchemaDeleted' && stored.streamId.startsWith('schema-')) {
+      const schemaId = stored.streamId.slice('schema-'.length);
+      await db.deleteFrom('catalog_schema_collection_members').where('schema_id', '=', schemaId).execute();
+      return;
+    }
     if (!stored.streamId.startsWith('collection-')) return;
     const event = { type: stored.type, data: stored.data } as CollectionEvent;
     const id = stored.streamId.slice('collection-'.length);
@@ -56,7 +69,11 @@ export const collectionProjection: Projection = {
       state: JSON.stringify(state),
     };
     if (row) await db.updateTable('catalog_collections').set(values).where('id', '=', id).execute();
-    else await db.insertInto('catalog_collections').values({ id, ...values }).execute();
+    else
+      await db
+        .insertInto('catalog_collections')
+        .values({ id, ...values })
+        .execute();
   },
   async reset(db: Trx): Promise<void> {
     await db.deleteFrom('catalog_collections').execute();

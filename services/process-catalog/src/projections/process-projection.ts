@@ -16,8 +16,6 @@ export const processProjection: Projection = {
     const id = stored.streamId.slice('process-'.length);
     if (event.type === 'ProcessDeleted') {
       await db.deleteFrom('catalog_processes').where('id', '=', id).execute();
-      // A deleted process leaves every collection it was in.
-      await db.deleteFrom('catalog_process_collection_members').where('process_id', '=', id).execute();
       return;
     }
     const row = await db.selectFrom('catalog_processes').select('state').where('id', '=', id).executeTakeFirst();

@@ -3,7 +3,7 @@ import { SCHEMA_EVENT_TYPES, type SchemaEvent } from '../domain/schema/events.js
 import { evolveSchema, initialSchemaState, type SchemaState } from '../domain/schema/state.js';
 import { parseJson } from './process-projection.js';
 
-/** Schemas with their data blocks; a deleted schema leaves its collections too. */
+/** Schemas with their data blocks. */
 export const schemaProjection: Projection = {
   name: 'catalog-schemas',
   eventTypes: SCHEMA_EVENT_TYPES,
@@ -13,7 +13,6 @@ export const schemaProjection: Projection = {
     const id = stored.streamId.slice('schema-'.length);
     if (event.type === 'SchemaDeleted') {
       await db.deleteFrom('catalog_schemas').where('id', '=', id).execute();
-      await db.deleteFrom('catalog_schema_collection_members').where('schema_id', '=', id).execute();
       return;
     }
     const row = await db.selectFrom('catalog_schemas').select('state').where('id', '=', id).executeTakeFirst();

@@ -9,9 +9,18 @@ import type { InMemoryTimers } from './in-memory-timers.js';
 interface EventStream {
   name: string;
   wildcard: string;
+  /** The newest `maxMessages` events; `events[0]` is the one at index `base`. */
   events: PublishedEvent[];
+  base: number;
+  /** Dedupe window: the msgIds of the retained events, oldest first. */
   msgIds: Set<string>;
+  msgIdOrder: string[];
 }
+
+/** Like a JetStream stream with max_msgs and discard=old: an embedded process must not grow without bound. */
+export const IN_MEMORY_STREAM_MAX_MESSAGES = 10_000;
+
+const endOf = (stream: EventStream): number => stream.base + stream.events.length;
 
 interface Durable {
   stream: EventStream;
@@ -33,11 +42,19 @@ export class InMemoryEventStreams {
   constructor(
     private readonly timers: InMemoryTimers,
     private readonly logger: Logger,
+    private readonly maxMessages = IN_MEMORY_STREAM_MAX_MESSAGES,
   ) {}
 
   ensure(spec: EventStreamSpec): void {
     if (!this.streams.has(spec.stream)) {
-      this.streams.set(spec.stream, { name: spec.stream, wildcard: spec.wildcard, events: [], msgIds: new Set() });
+      this.streams.set(spec.stream, {
+        name: spec.stream,
+        wildcard: spec.wildcard,
+        events: [],
+        base: 0,
+        msgIds: new Set(),
+        msgIdOrder: [],
+      });
     }
   }
 
@@ -50,8 +67,10 @@ export class InMemoryEventStreams {
         // Same answer as JetStream for a duplicate Nats-Msg-Id: accepted, stored once.
         if (stream.msgIds.has(options.msgId)) return;
         stream.msgIds.add(options.msgId);
-        const sequence = stream.events.length + 1;
+        stream.msgIdOrder.push(options.msgId);
+        const sequence = endOf(stream) + 1;
         stream.events.push({ subject, payload: jsonCopy(payload), headers: outgoingHeaders(options), sequence });
+        this.discardOld(stream);
       },
       { kind: 'producer' },
     );
@@ -88,6 +107,14 @@ export class InMemoryEventStreams {
     await Promise.allSettled(deliveries);
   }
 
+  private discardOld(stream: EventStream): void {
+    const excess = stream.events.length - this.maxMessages;
+    if (excess <= 0) return;
+    stream.events.splice(0, excess);
+    stream.base += excess;
+    for (const msgId of stream.msgIdOrder.splice(0, excess)) stream.msgIds.delete(msgId);
+  }
+
   private streamFor(subject: string): EventStream {
     for (const stream of this.streams.values()) if (subjectMatches(stream.wildcard, subject)) return stream;
     throw new Error(`no stream stores ${subject}; call ensureEventStream first`);
@@ -98,7 +125,7 @@ export class InMemoryEventStreams {
     durable.delivering = this.deliver(durable).finally(() => {
       durable.delivering = undefined;
       // An event published while the loop was finishing still needs delivering.
-      const behind = durable.cursor < durable.stream.events.length;
+      const behind = durable.cursor < endOf(durable.stream);
       if (behind && durable.subscribers.length > 0) this.pump(durable);
     });
   }
@@ -106,8 +133,10 @@ export class InMemoryEventStreams {
   /** Delivers events one at a time, in order, each to one subscriber of the durable. */
   private async deliver(durable: Durable): Promise<void> {
     await Promise.resolve();
-    while (durable.cursor < durable.stream.events.length && durable.subscribers.length > 0) {
-      const event = durable.stream.events[durable.cursor];
+    while (durable.cursor < endOf(durable.stream) && durable.subscribers.length > 0) {
+      // Events discarded by the retention limit are gone, as on JetStream.
+      durable.cursor = Math.max(durable.cursor, durable.stream.base);
+      const event = durable.stream.events[durable.cursor - durable.stream.base];
       if (!event || !subjectMatches(durable.filter, event.subject)) {
         durable.cursor += 1;
         continue;

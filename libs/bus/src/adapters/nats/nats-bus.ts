@@ -18,6 +18,17 @@ import { NatsStreams } from './nats-streams.js';
 
 const READY_TIMEOUT_MS = 2_000;
 
+/** Operators see disconnects and reconnects; the client itself reconnects forever. */
+async function logConnectionStatus(connection: NatsConnection, logger: Logger): Promise<void> {
+  for await (const status of connection.status()) {
+    if (status.type === 'disconnect' || status.type === 'reconnect') {
+      logger.warn({ status: status.type, server: status.server }, 'nats connection');
+    } else if (status.type === 'error') {
+      logger.error({ err: status.error }, 'nats connection error');
+    }
+  }
+}
+
 export interface NatsBusOptions {
   /** e.g. WEFT_NATS_URL. */
   servers: string | string[];
@@ -48,6 +59,8 @@ export class NatsBus implements Bus {
       ...options.connection,
     });
     const jsm = await jetstreamManager(connection);
+    const logger = options.logger ?? createLogger('bus');
+    void logConnectionStatus(connection, logger);
     return new NatsBus(connection, jetstream(connection), new NatsStreams(jsm), options.logger ?? createLogger('bus'));
   }
 

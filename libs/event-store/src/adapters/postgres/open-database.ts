@@ -51,6 +51,10 @@ async function openPostgres(url: string, schema: string, poolSize: number): Prom
   }
   // The search_path is a connection option, so every pooled connection lands in the schema.
   const pool = new pg.Pool({ connectionString: url, max: poolSize, options: `-c search_path=${schema}` });
+  // A connection the server dropped (restart, pg_terminate_backend) fails the query that uses it;
+  // without listeners, the pool's or a checked-out client's 'error' event would crash the process.
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db: Db = new Kysely({ dialect: new PostgresDialect({ pool }) });
   const listeners: pg.PoolClient[] = [];
   return {

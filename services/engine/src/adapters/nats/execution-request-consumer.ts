@@ -1,4 +1,4 @@
-import { engineQueues, ProblemError } from '@weft/contracts';
+import { engineQueues, ProblemError, type ExecutionRequest, type WorkQueueSpec } from '@weft/contracts';
 import type { Bus, Subscription } from '@weft/bus';
 import type { Logger } from '@weft/observability';
 import type { ExecutionEngine } from '../../application/execution-engine.js';
@@ -14,11 +14,11 @@ export function consumeExecutionRequests(
   bus: Bus,
   engine: ExecutionEngine,
   logger: Logger,
-  options: { concurrency?: number } = {},
+  options: { concurrency?: number; queue?: { spec: WorkQueueSpec<ExecutionRequest>; durable: string } } = {},
 ): Promise<Subscription> {
   return bus.consume(
-    engineQueues.executionRequests,
-    { durable: EXECUTION_CONSUMER, concurrency: options.concurrency ?? 64, ackWaitMs: 30_000, maxDeliver: 20 },
+    options.queue?.spec ?? engineQueues.executionRequests,
+    { durable: options.queue?.durable ?? EXECUTION_CONSUMER, concurrency: options.concurrency ?? 64, ackWaitMs: 30_000, maxDeliver: 20 },
     async (message) => {
       try {
         await engine.start(message.payload);

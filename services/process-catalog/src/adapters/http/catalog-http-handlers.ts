@@ -1,5 +1,6 @@
 import type { CatalogApplication } from '../../application/catalog-application.js';
 import type { CatalogHttpHandlers } from './catalog-http-handler.js';
+import { collectionHttpHandlers } from './collection-http-handlers.js';
 import { connectionHttpHandlers } from './connection-http-handlers.js';
 import { processHttpHandlers } from './process-http-handlers.js';
 import { schemaHttpHandlers } from './schema-http-handlers.js';
@@ -9,4 +10,5 @@ export const catalogHttpHandlers = (app: CatalogApplication): CatalogHttpHandler
   ...processHttpHandlers(app),
   ...connectionHttpHandlers(app),
   ...schemaHttpHandlers(app),
+  ...collectionHttpHandlers(app),
 });

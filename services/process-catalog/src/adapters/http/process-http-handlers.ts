@@ -1,8 +1,9 @@
-import { badRequest, notFound, parsePaging, type HttpCall, type HttpReply } from '@weft/contracts';
+import { badRequest, notFound, parsePaging, ProblemError, type HttpCall, type HttpReply } from '@weft/contracts';
 import type { CatalogHttpHandler } from './catalog-http-handler.js';
 import type { CatalogApplication } from '../../application/catalog-application.js';
 import type { Caller } from '../../application/caller.js';
 import type { CommandResult, ProcessCommandInput } from '../../application/process-commands.js';
+import { DEFAULT_TIMEOUT_SECONDS, exportProcess, forkProcess, importProcess } from '../../application/process-documents.js';
 import { processHistory } from '../../application/process-history.js';
 import { lintStoredProcess } from '../../application/process-lint.js';
 import { toProcessEdge } from '../../application/process-record-mapping.js';
@@ -29,6 +30,9 @@ export type ProcessRouteName =
   | 'stopProcess'
   | 'lintProcess'
   | 'processHistory'
+  | 'exportProcess'
+  | 'importProcesses'
+  | 'forkProcess'
   | 'createVersion'
   | 'listVersions'
   | 'getVersion'
@@ -46,8 +50,6 @@ interface ProcessBody {
   edges?: EdgeInput[];
 }
 
-/** Defaults of a new process: no retries, no error webhook, five minutes per execution. */
-export const DEFAULT_TIMEOUT_SECONDS = 300;
 
 const param = (call: HttpCall, name: string): string => {
   const value = call.params[name];
@@ -64,6 +66,9 @@ const settingsOf = (body: ProcessBody): Partial<ProcessSettings> => ({
 });
 
 const bodyOf = <T>(call: HttpCall): T => (call.body ?? {}) as T;
+
+/** A key restricted to process ids still gets to see the process it just created. */
+const asCreator = (caller: Caller): Caller => ({ ...caller, actor: { ...caller.actor, processIds: undefined } });
 
 /** Process, graph, lock, start/stop, lint, history and version endpoints of the catalog. */
 export function processHttpHandlers(app: CatalogApplication): ProcessHttpHandlers {
@@ -230,6 +235,36 @@ export function processHttpHandlers(app: CatalogApplication): ProcessHttpHandler
     async processHistory(call, caller) {
       const page = await processHistory(param(call, 'id'), parsePaging(call.query), caller, app.queries, app.store);
       return { status: 200, body: page };
+    },
+
+    async exportProcess(call, caller) {
+      return { status: 200, body: await exportProcess(app, param(call, 'id'), caller) };
+    },
+
+    async importProcesses(call, caller) {
+      const organizationId = param(call, 'orgId');
+      if (!Array.isArray(call.body)) {
+        const processId = await importProcess(app, organizationId, call.body, caller);
+        return recordReply(processId, asCreator(caller), 201);
+      }
+      // An array is imported document by document; each succeeds or fails whole on its own.
+      const results = [];
+      for (const [index, document] of (call.body as unknown[]).entries()) {
+        try {
+          const processId = await importProcess(app, organizationId, document, caller, `/${index}`);
+          results.push({ index, status: 201, processId });
+        } catch (error) {
+          if (!(error instanceof ProblemError) || error.status >= 500) throw error;
+          results.push({ index, status: error.status, errors: error.problem.errors ?? [{ path: `/${index}`, message: error.message }] });
+        }
+      }
+      return { status: 200, body: { results } };
+    },
+
+    async forkProcess(call, caller) {
+      const name = bodyOf<{ name?: string }>(call).name ?? '';
+      const forkId = await forkProcess(app, param(call, 'id'), name, caller);
+      return recordReply(forkId, asCreator(caller), 201);
     },
 
     async createVersion(call, caller) {

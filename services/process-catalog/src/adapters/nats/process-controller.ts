@@ -6,7 +6,7 @@ import { callerFrom } from '../http/call-context.js';
 import type { CatalogHttpHandlers } from '../http/catalog-http-handler.js';
 import { CATALOG_HTTP_HANDLERS } from './catalog-tokens.js';
 
-/** Process records, lock, start/stop, lint and history: the gateway's calls, answered over the bus. */
+/** Process records, lock, start/stop, lint, history, export/import and fork: the gateway's calls, answered over the bus. */
 @Controller()
 export class ProcessController {
   constructor(@Inject(CATALOG_HTTP_HANDLERS) private readonly handlers: CatalogHttpHandlers) {}
@@ -64,5 +64,20 @@ export class ProcessController {
   @MessagePattern(catalogHttp.processHistory.subject)
   history(@Payload() call: HttpCall, @Ctx() ctx: MessageContext): Promise<HttpReply> {
     return this.handlers.processHistory(call, callerFrom(ctx));
+  }
+
+  @MessagePattern(catalogHttp.exportProcess.subject)
+  export(@Payload() call: HttpCall, @Ctx() ctx: MessageContext): Promise<HttpReply> {
+    return this.handlers.exportProcess(call, callerFrom(ctx));
+  }
+
+  @MessagePattern(catalogHttp.importProcesses.subject)
+  import(@Payload() call: HttpCall, @Ctx() ctx: MessageContext): Promise<HttpReply> {
+    return this.handlers.importProcesses(call, callerFrom(ctx));
+  }
+
+  @MessagePattern(catalogHttp.forkProcess.subject)
+  fork(@Payload() call: HttpCall, @Ctx() ctx: MessageContext): Promise<HttpReply> {
+    return this.handlers.forkProcess(call, callerFrom(ctx));
   }
 }

@@ -54,7 +54,9 @@ export function decideCollection(command: CollectionCommand, state: CollectionSt
           ([key, value]) => value !== undefined && value !== state[key as keyof CollectionFields],
         ),
       );
-      return Object.keys(effective).length === 0 ? [] : [{ type: 'CollectionChanged', data: { changes: effective, at } }];
+      return Object.keys(effective).length === 0
+        ? []
+        : [{ type: 'CollectionChanged', data: { changes: effective, at } }];
     }
     case 'ViewCollection':
       requireActive(state);

@@ -1,0 +1,98 @@
+import { workQueue, type ExecutionRequest, type HttpCall, type HttpReply, type RequestSpec } from '@weft/contracts';
+import { InMemoryBus, NatsBus, type Actor, type Bus } from '@weft/bus';
+import { loadConfig } from '@weft/config';
+import { openDatabase, PostgresEventStore, type Database } from '@weft/event-store';
+import { createLogger } from '@weft/observability';
+import type { EngineOptions } from '../../src/engine-runtime.js';
+import { startEngineService, type RunningEngine } from '../../src/start-engine-service.js';
+import { FixtureCatalog } from './fixture-catalog.js';
+
+/**
+ * An engine for integration tests. Real: event store (PGlite in memory when embedded, PostgreSQL
+ * in a fresh schema when distributed), bus (in-memory or NATS), node palette, NestJS transport.
+ * Test double: the process catalog (FixtureCatalog), served on the bus when embedded and handed
+ * to the engine directly when distributed (other engineers' catalogs share the NATS server).
+ * The work queue has a unique stream and subject per harness.
+ */
+export type EngineMode = 'embedded' | 'distributed';
+
+export interface EngineHarness {
+  mode: EngineMode;
+  bus: Bus;
+  database: Database;
+  store: PostgresEventStore;
+  catalog: FixtureCatalog;
+  engine: RunningEngine;
+  queue: { spec: ReturnType<typeof workQueue<ExecutionRequest>>; durable: string };
+  call(spec: RequestSpec<HttpCall, HttpReply>, call: Partial<HttpCall>, actor: Actor): Promise<HttpReply>;
+  close(): Promise<void>;
+}
+
+const unique = (): string => crypto.randomUUID().replace(/-/g, '').slice(0, 16);
+
+export interface HarnessShared {
+  schema?: string;
+  queue?: EngineHarness['queue'];
+  catalog?: FixtureCatalog;
+}
+
+export async function startEngineHarness(
+  mode: EngineMode,
+  options: EngineOptions = {},
+  shared: HarnessShared = {},
+): Promise<EngineHarness> {
+  const id = unique();
+  const schema = shared.schema ?? `test_engine_${id}`;
+  const database =
+    mode === 'embedded'
+      ? await openDatabase({ dataDir: 'memory://' })
+      : await openDatabase({ url: process.env.WEFT_TEST_DATABASE_URL, schema });
+  const store = await PostgresEventStore.open(database);
+  const bus: Bus = mode === 'embedded' ? new InMemoryBus() : await NatsBus.connect({ servers: process.env.WEFT_TEST_NATS_URL ?? 'nats://127.0.0.1:4222' });
+  const catalog = shared.catalog ?? new FixtureCatalog();
+  const served = mode === 'embedded' ? await catalog.serveOn(bus) : [];
+  const queue = shared.queue ?? {
+    spec: workQueue<ExecutionRequest>(`TEST_ENGINE_${id}`, `test.engine.${id}.executions`, ['engine'], 'engine'),
+    durable: `engine_${id}`,
+  };
+  const engine = await startEngineService({
+    store,
+    bus,
+    config: loadConfig({}),
+    options: {
+      leaseMs: 2000,
+      retryDelayMs: () => 50,
+      errorWebhook: { backoffMs: 20, timeoutMs: 2000 },
+      logger: createLogger('engine-test', { level: 'warn' }),
+      ...options,
+      queue,
+      directory: mode === 'distributed' ? catalog : undefined,
+    },
+  });
+  return {
+    mode,
+    bus,
+    database,
+    store,
+    catalog,
+    engine,
+    queue,
+    call: (spec, call, actor) =>
+      bus.request(spec, { params: {}, query: {}, body: undefined, headers: {}, ...call }, { actor, timeoutMs: 60_000 }),
+    async close() {
+      await engine.stop();
+      for (const subscription of served) await subscription.unsubscribe();
+      await bus.close();
+      await store.close();
+      await database.close();
+    },
+  };
+}
+
+export const actorOf = (organizationId: string, extra: Partial<Actor> = {}): Actor => ({
+  organizationId,
+  userId: crypto.randomUUID(),
+  userName: 'Test User',
+  system: false,
+  ...extra,
+});

@@ -1,0 +1,338 @@
+import { badRequest, notFound, type Page } from '@weft/contracts';
+import type { Db, EventStore, NewEvent } from '@weft/event-store';
+import { WrongExpectedVersionError } from '@weft/event-store';
+import { conflict } from '@weft/contracts';
+import { decideCollection, type CollectionCommand } from '../domain/collection/decide.js';
+import {
+  COLLECTION_EVENT_TYPES,
+  collectionStreamId,
+  type CollectionEvent,
+  type CollectionFields,
+  type CollectionKind,
+} from '../domain/collection/events.js';
+import { evolveCollection, initialCollectionState, type CollectionState } from '../domain/collection/state.js';
+import { parseJson } from '../projections/process-projection.js';
+import type { Caller, Runtime } from './caller.js';
+import { assertOrganizationAccess } from './process-access.js';
+import { runStreamCommand, type Decider } from './stream-commands.js';
+
+/** A collection as the API shows it (spec "Collection"). */
+export interface CollectionRecord {
+  id: string;
+  organizationId: string;
+  name: string;
+  description: string;
+  createdBy: string;
+  createdById: string;
+  parentCollectionId: string | null;
+  createdAt: string;
+  viewedAt: string | null;
+  updatedAt: string;
+  revision: number;
+}
+
+export interface CollectionWithMembers extends CollectionRecord {
+  /** Processes (or schemas) of the collection, by name. */
+  members: { id: string; name: string }[];
+}
+
+export interface CollectionTreeNode extends CollectionRecord {
+  children: CollectionTreeNode[];
+}
+
+const decider: Decider<CollectionCommand, CollectionEvent, CollectionState> = {
+  initial: initialCollectionState,
+  evolve: evolveCollection,
+  decide: decideCollection,
+  eventTypes: COLLECTION_EVENT_TYPES,
+};
+
+const toRecord = (state: CollectionState, revision: number): CollectionRecord => ({
+  id: state.id,
+  organizationId: state.organizationId,
+  name: state.name,
+  description: state.description,
+  createdBy: state.createdBy,
+  createdById: state.createdById,
+  parentCollectionId: state.parentCollectionId,
+  createdAt: state.createdAt,
+  viewedAt: state.viewedAt,
+  updatedAt: state.updatedAt,
+  revision,
+});
+
+const memberSource = (kind: CollectionKind) =>
+  kind === 'process'
+    ? ({ members: 'catalog_process_collection_members', column: 'process_id', items: 'catalog_processes' } as const)
+    : ({ members: 'catalog_schema_collection_members', column: 'schema_id', items: 'catalog_schemas' } as const);
+
+/**
+ * Process collections and schema collections. Deleting a collection removes its memberships and
+ * moves its child collections up to its own parent (nothing else is deleted).
+ */
+export class Collections {
+  constructor(
+    private readonly store: EventStore,
+    private readonly db: Db,
+    private readonly runtime: Runtime,
+  ) {}
+
+  private async row(collectionId: string): Promise<{ state: CollectionState; revision: number } | undefined> {
+    const row = await this.db
+      .selectFrom('catalog_collections')
+      .select(['state', 'revision'])
+      .where('id', '=', collectionId)
+      .executeTakeFirst();
+    return row ? { state: parseJson(row.state) as CollectionState, revision: Number(row.revision) } : undefined;
+  }
+
+  private visible(state: CollectionState | undefined, kind: CollectionKind, caller: Caller): state is CollectionState {
+    return (
+      state !== undefined &&
+      state.status === 'active' &&
+      state.kind === kind &&
+      (caller.actor.system || caller.actor.organizationId === state.organizationId)
+    );
+  }
+
+  private async command(
+    kind: CollectionKind,
+    collectionId: string,
+    command: Omit<CollectionCommand, 'metadata'>,
+    caller: Caller,
+  ): Promise<void> {
+    await runStreamCommand({
+      store: this.store,
+      runtime: this.runtime,
+      streamId: collectionStreamId(collectionId),
+      decider,
+      caller,
+      command,
+      authorize: (state) => {
+        if (!this.visible(state, kind, caller)) throw notFound('collection not found');
+      },
+      organizationIdOf: (state) => state.organizationId,
+    });
+  }
+
+  /** The parent's id and its ancestors, after checking it is a collection of the same kind and organization. */
+  private async parentChain(kind: CollectionKind, organizationId: string, parentId: string): Promise<string[]> {
+    const chain: string[] = [];
+    let current: string | null = parentId;
+    while (current && !chain.includes(current)) {
+      const found = await this.row(current);
+      if (!found || found.state.kind !== kind || found.state.organizationId !== organizationId) {
+        if (current === parentId) {
+          throw badRequest('unknown parent collection', [
+            { path: '/parentCollectionId', message: `no ${kind} collection ${parentId} in this organization` },
+          ]);
+        }
+        break;
+      }
+      chain.push(current);
+      current = found.state.parentCollectionId;
+    }
+    return chain;
+  }
+
+  async create(
+    kind: CollectionKind,
+    organizationId: string,
+    input: { name: string; description?: string; parentCollectionId?: string | null },
+    caller: Caller,
+  ): Promise<CollectionRecord> {
+    assertOrganizationAccess(organizationId, caller);
+    const parentCollectionId = input.parentCollectionId ?? null;
+    if (parentCollectionId) await this.parentChain(kind, organizationId, parentCollectionId);
+    const collectionId = this.runtime.newId();
+    await runStreamCommand({
+      store: this.store,
+      runtime: this.runtime,
+      streamId: collectionStreamId(collectionId),
+      decider,
+      caller,
+      command: {
+        type: 'CreateCollection',
+        data: {
+          collectionId,
+          kind,
+          organizationId,
+          name: input.name,
+          description: input.description ?? '',
+          parentCollectionId,
+        },
+      },
+      authorize: () => undefined,
+      organizationIdOf: () => organizationId,
+    });
+    return this.get(kind, collectionId, caller);
+  }
+
+  async change(
+    kind: CollectionKind,
+    collectionId: string,
+    changes: Partial<CollectionFields>,
+    caller: Caller,
+  ): Promise<CollectionRecord> {
+    const found = await this.row(collectionId);
+    if (!this.visible(found?.state, kind, caller)) throw notFound('collection not found');
+    const parent = changes.parentCollectionId;
+    const ancestorsOfNewParent = parent ? await this.parentChain(kind, found!.state.organizationId, parent) : [];
+    await this.command(
+      kind,
+      collectionId,
+      { type: 'ChangeCollection', data: { changes, ancestorsOfNewParent } },
+      caller,
+    );
+    return this.get(kind, collectionId, caller);
+  }
+
+  /** Deletes the collection and moves its children to its parent, in one transaction. */
+  async delete(kind: CollectionKind, collectionId: string, caller: Caller): Promise<void> {
+    const found = await this.row(collectionId);
+    if (!this.visible(found?.state, kind, caller)) throw notFound('collection not found');
+    const { state, revision } = found!;
+    const children = await this.db
+      .selectFrom('catalog_collections')
+      .select(['id', 'revision'])
+      .where('parent_collection_id', '=', collectionId)
+      .execute();
+    const at = this.runtime.now();
+    const metadata = {
+      actorId: caller.actor.userId,
+      actorName: caller.actor.userName,
+      organizationId: state.organizationId,
+      ...(caller.correlationId ? { correlationId: caller.correlationId } : {}),
+      ...(caller.traceId ? { traceId: caller.traceId } : {}),
+    };
+    const event = (value: CollectionEvent): NewEvent => ({ ...value, metadata });
+    try {
+      await this.store.appendMany([
+        {
+          streamId: collectionStreamId(collectionId),
+          events: [event({ type: 'CollectionDeleted', data: { at } })],
+          expectedVersion: revision,
+        },
+        ...children.map((child) => ({
+          streamId: collectionStreamId(String(child.id)),
+          events: [
+            event({
+              type: 'CollectionChanged',
+              data: { changes: { parentCollectionId: state.parentCollectionId }, at },
+            }),
+          ],
+          expectedVersion: Number(child.revision),
+        })),
+      ]);
+    } catch (error) {
+      if (error instanceof WrongExpectedVersionError) throw conflict('the collection tree changed meanwhile; retry');
+      throw error;
+    }
+  }
+
+  async get(kind: CollectionKind, collectionId: string, caller: Caller): Promise<CollectionRecord> {
+    const found = await this.row(collectionId);
+    if (!this.visible(found?.state, kind, caller)) throw notFound('collection not found');
+    return toRecord(found!.state, found!.revision);
+  }
+
+  /** One collection with its members; records the view (`viewedAt`). */
+  async view(kind: CollectionKind, collectionId: string, caller: Caller): Promise<CollectionWithMembers> {
+    await this.command(kind, collectionId, { type: 'ViewCollection', data: {} }, caller);
+    const record = await this.get(kind, collectionId, caller);
+    const source = memberSource(kind);
+    const members = await this.db
+      .selectFrom(`${source.members} as m`)
+      .innerJoin(`${source.items} as i`, 'i.id', `m.${source.column}`)
+      .select(['i.id', 'i.name'])
+      .where('m.collection_id', '=', collectionId)
+      .orderBy('i.name')
+      .orderBy('i.id')
+      .execute();
+    return { ...record, members: members.map((member) => ({ id: String(member.id), name: String(member.name) })) };
+  }
+
+  async list(
+    kind: CollectionKind,
+    organizationId: string,
+    page: { page: number; pageSize: number },
+    caller: Caller,
+  ): Promise<Page<CollectionRecord>> {
+    assertOrganizationAccess(organizationId, caller);
+    const base = this.db
+      .selectFrom('catalog_collections')
+      .where('organization_id', '=', organizationId)
+      .where('kind', '=', kind);
+    const total = await base.select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow();
+    const rows = await base
+      .select(['state', 'revision'])
+      .orderBy('name')
+      .orderBy('id')
+      .limit(page.pageSize)
+      .offset((page.page - 1) * page.pageSize)
+      .execute();
+    return {
+      items: rows.map((row) => toRecord(parseJson(row.state) as CollectionState, Number(row.revision))),
+      page: page.page,
+      pageSize: page.pageSize,
+      total: Number(total.total),
+    };
+  }
+
+  /** Every collection of the organization as a tree (roots first, children by name). */
+  async tree(kind: CollectionKind, organizationId: string, caller: Caller): Promise<CollectionTreeNode[]> {
+    assertOrganizationAccess(organizationId, caller);
+    const rows = await this.db
+      .selectFrom('catalog_collections')
+      .select(['state', 'revision'])
+      .where('organization_id', '=', organizationId)
+      .where('kind', '=', kind)
+      .orderBy('name')
+      .orderBy('id')
+      .execute();
+    const nodes = new Map<string, CollectionTreeNode>();
+    for (const row of rows) {
+      const record = toRecord(parseJson(row.state) as CollectionState, Number(row.revision));
+      nodes.set(record.id, { ...record, children: [] });
+    }
+    const roots: CollectionTreeNode[] = [];
+    for (const node of nodes.values()) {
+      const parent = node.parentCollectionId ? nodes.get(node.parentCollectionId) : undefined;
+      if (parent) parent.children.push(node);
+      else roots.push(node);
+    }
+    return roots;
+  }
+
+  /** Adds a process (or schema) of the same organization; adding it twice changes nothing. */
+  async addMember(
+    kind: CollectionKind,
+    collectionId: string,
+    memberId: string,
+    caller: Caller,
+  ): Promise<CollectionRecord> {
+    const collection = await this.get(kind, collectionId, caller);
+    const source = memberSource(kind);
+    const member = await this.db
+      .selectFrom(source.items)
+      .select('organization_id')
+      .where('id', '=', memberId)
+      .executeTakeFirst();
+    if (!member || String(member.organization_id) !== collection.organizationId) throw notFound(`${kind} not found`);
+    if (kind === 'process' && caller.actor.processIds && !caller.actor.processIds.includes(memberId)) {
+      throw notFound('process not found');
+    }
+    await this.command(kind, collectionId, { type: 'AddCollectionMember', data: { memberId } }, caller);
+    return this.get(kind, collectionId, caller);
+  }
+
+  async removeMember(
+    kind: CollectionKind,
+    collectionId: string,
+    memberId: string,
+    caller: Caller,
+  ): Promise<CollectionRecord> {
+    await this.command(kind, collectionId, { type: 'RemoveCollectionMember', data: { memberId } }, caller);
+    return this.get(kind, collectionId, caller);
+  }
+}

@@ -1,0 +1,273 @@
+import {
+  badRequest,
+  conflict,
+  PROCESS_DOCUMENT_FORMAT_VERSION,
+  processDocumentSchema,
+  ProblemError,
+  validateAgainst,
+  type ProblemViolation,
+  type ProcessDocument,
+  type SchemaDependency,
+} from '@weft/contracts';
+import { WrongExpectedVersionError, type StreamAppend } from '@weft/event-store';
+import { decide } from '../domain/process/decide.js';
+import { processStreamId, type ProcessEvent } from '../domain/process/events.js';
+import { DEFAULT_SOURCE_HANDLE, DEFAULT_TARGET_HANDLE, type Graph, type GraphNode } from '../domain/process/graph.js';
+import { initialProcessState } from '../domain/process/state.js';
+import { decideSchema } from '../domain/schema/decide.js';
+import { schemaStreamId, type DataBlock, type SchemaEvent } from '../domain/schema/events.js';
+import { initialSchemaState } from '../domain/schema/state.js';
+import { isUuid } from '../domain/shared/uuid.js';
+import type { CatalogApplication } from './catalog-application.js';
+import type { Caller } from './caller.js';
+import { assertOrganizationAccess } from './process-access.js';
+import { compileErrorsOf } from './schemas.js';
+
+/** Defaults of a new process, shared with the create endpoint. */
+export const DEFAULT_TIMEOUT_SECONDS = 300;
+
+const referencedSchemaIds = (nodes: readonly GraphNode[]): string[] => [
+  ...new Set(nodes.flatMap((node) => (typeof node.config.schemaId === 'string' && node.config.schemaId ? [node.config.schemaId] : []))),
+];
+
+/** The export document of a process: camelCase, schemas inline. */
+export async function exportProcess(app: CatalogApplication, processId: string, caller: Caller): Promise<ProcessDocument> {
+  const { state, revision } = await app.queries.accessibleState(processId, caller);
+  const schemaDependencies: Record<string, SchemaDependency> = {};
+  for (const schemaId of referencedSchemaIds(state.nodes)) {
+    const schema = await app.schemas.find(schemaId);
+    if (!schema || schema.organizationId !== state.organizationId) continue;
+    schemaDependencies[schemaId] = {
+      id: schema.id,
+      name: schema.name,
+      description: schema.description,
+      dataBlocks: schema.dataBlocks,
+    };
+  }
+  return {
+    formatVersion: PROCESS_DOCUMENT_FORMAT_VERSION,
+    name: state.name,
+    description: state.description,
+    maxRetries: state.maxRetries,
+    errorWebhookUrl: state.errorWebhookUrl,
+    timeoutSeconds: state.timeoutSeconds,
+    nodes: state.nodes.map((node) => ({ id: node.id, type: node.type, position: node.position, config: node.config })),
+    edges: state.edges.map((edge) => ({ ...edge })),
+    schemaDependencies,
+    exportedFrom: { processId, organizationId: state.organizationId, revision, exportedAt: app.runtime.now() },
+  };
+}
+
+const prefixed = (prefix: string, violations: readonly ProblemViolation[]): ProblemViolation[] =>
+  violations.map((violation) => ({ ...violation, path: `${prefix}${violation.path === '/' ? '' : violation.path}` }));
+
+const problemViolations = (error: unknown, prefix: string): ProblemViolation[] => {
+  if (!(error instanceof ProblemError)) throw error;
+  return prefixed(prefix, error.problem.errors ?? [{ path: '', message: error.message }]);
+};
+
+interface PlannedImport {
+  processId: string;
+  appends: StreamAppend[];
+}
+
+/**
+ * Plans the import of one document into `organizationId`: new node and edge ids, schemas reused
+ * when the organization has them and created from the dependencies otherwise. Throws one 400
+ * with every problem found; plans nothing partially.
+ */
+async function planImport(
+  app: CatalogApplication,
+  organizationId: string,
+  raw: unknown,
+  caller: Caller,
+  prefix: string,
+): Promise<PlannedImport> {
+  const shapeErrors = validateAgainst(processDocumentSchema, raw);
+  if (shapeErrors.length > 0) throw badRequest('the import document is malformed', prefixed(prefix, shapeErrors));
+  const doc = raw as ProcessDocument;
+  const violations: ProblemViolation[] = [];
+  const metadata = { now: app.runtime.now(), actorId: caller.actor.userId, actorName: caller.actor.userName };
+  const eventMetadata = {
+    actorId: caller.actor.userId,
+    actorName: caller.actor.userName,
+    organizationId,
+    ...(caller.correlationId ? { correlationId: caller.correlationId } : {}),
+    ...(caller.traceId ? { traceId: caller.traceId } : {}),
+  };
+  const appends: StreamAppend[] = [];
+
+  // Schemas: reuse the organization's own, create the others under new ids.
+  const schemaIdFor = new Map<string, string>();
+  const blockIdFor = new Map<string, Map<string, string>>();
+  for (const [key, dependency] of Object.entries(doc.schemaDependencies ?? {})) {
+    const existing = await app.schemas.find(key);
+    if (existing && existing.organizationId === organizationId) {
+      schemaIdFor.set(key, key);
+      continue;
+    }
+    const schemaId = app.runtime.newId();
+    schemaIdFor.set(key, schemaId);
+    const blockIds = new Map<string, string>();
+    const dataBlocks: DataBlock[] = (dependency.dataBlocks ?? []).map((block) => {
+      const id = block.id !== undefined && isUuid(block.id) ? block.id : app.runtime.newId();
+      if (block.id !== undefined) blockIds.set(block.id, id);
+      return { id, name: block.name, description: block.description ?? '', jsonSchema: block.jsonSchema as Record<string, unknown> };
+    });
+    blockIdFor.set(key, blockIds);
+    try {
+      const events: SchemaEvent[] = decideSchema(
+        {
+          type: 'CreateSchema',
+          data: {
+            schemaId,
+            organizationId,
+            name: dependency.name,
+            description: dependency.description ?? '',
+            dataBlocks,
+            importedFrom: key,
+            jsonSchemaErrors: compileErrorsOf(dataBlocks),
+          },
+          metadata,
+        },
+        initialSchemaState(),
+      );
+      appends.push({
+        streamId: schemaStreamId(schemaId),
+        events: events.map((event) => ({ ...event, metadata: eventMetadata })),
+        expectedVersion: 'no_stream',
+      });
+    } catch (error) {
+      violations.push(...problemViolations(error, `${prefix}/schemaDependencies/${key}`));
+    }
+  }
+
+  // Nodes: every node gets a new id; document keys (or indexes) only link edges to nodes.
+  const nodeIdFor = new Map<string, string>();
+  const nodes: GraphNode[] = [];
+  for (const [index, node] of doc.nodes.entries()) {
+    const key = node.id ?? String(index);
+    if (nodeIdFor.has(key)) violations.push({ path: `${prefix}/nodes/${index}/id`, message: `node key "${key}" is used twice` });
+    const id = app.runtime.newId();
+    nodeIdFor.set(key, id);
+    const config = { ...(node.config ?? {}) };
+    if (typeof config.schemaId === 'string' && config.schemaId) {
+      const original = config.schemaId;
+      const mapped = schemaIdFor.get(original);
+      if (mapped) {
+        config.schemaId = mapped;
+        const block = typeof config.dataBlockId === 'string' ? blockIdFor.get(original)?.get(config.dataBlockId) : undefined;
+        if (block) config.dataBlockId = block;
+      } else {
+        const existing = await app.schemas.find(original);
+        if (!existing || existing.organizationId !== organizationId) {
+          violations.push({
+            path: `${prefix}/nodes/${index}/config/schemaId`,
+            message: `schema ${original} is neither in schemaDependencies nor in the organization`,
+          });
+        }
+      }
+    }
+    nodes.push({ id, type: node.type, position: node.position ?? { x: 0, y: 0 }, config });
+  }
+  const edges = doc.edges.map((edge, index) => {
+    const source = nodeIdFor.get(edge.sourceNodeId);
+    const target = nodeIdFor.get(edge.targetNodeId);
+    if (!source) violations.push({ path: `${prefix}/edges/${index}/sourceNodeId`, message: `no node with key "${edge.sourceNodeId}"` });
+    if (!target) violations.push({ path: `${prefix}/edges/${index}/targetNodeId`, message: `no node with key "${edge.targetNodeId}"` });
+    return {
+      id: app.runtime.newId(),
+      sourceNodeId: source ?? edge.sourceNodeId,
+      targetNodeId: target ?? edge.targetNodeId,
+      sourceHandle: edge.sourceHandle ?? DEFAULT_SOURCE_HANDLE,
+      targetHandle: edge.targetHandle ?? DEFAULT_TARGET_HANDLE,
+    };
+  });
+
+  const processId = app.runtime.newId();
+  try {
+    const events: ProcessEvent[] = decide(
+      {
+        type: 'CreateProcess',
+        data: {
+          processId,
+          organizationId,
+          name: doc.name,
+          description: doc.description ?? '',
+          maxRetries: doc.maxRetries ?? 0,
+          errorWebhookUrl: doc.errorWebhookUrl ?? null,
+          timeoutSeconds: doc.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+          nodes,
+          edges,
+          origin: { kind: 'import', ...(doc.exportedFrom?.processId ? { sourceProcessId: doc.exportedFrom.processId } : {}) },
+        },
+        metadata,
+      },
+      initialProcessState(),
+    );
+    appends.push({
+      streamId: processStreamId(processId),
+      events: events.map((event) => ({ ...event, metadata: { ...eventMetadata, processId } })),
+      expectedVersion: 'no_stream',
+    });
+  } catch (error) {
+    // Graph rule paths (/nodes/i, /edges/i, camelCase) are already document paths.
+    violations.push(...problemViolations(error, prefix));
+  }
+  if (violations.length > 0) throw badRequest('the import document has problems; nothing was imported', violations);
+  return { processId, appends };
+}
+
+/** Imports one document atomically: its new schemas and the process in one transaction. */
+export async function importProcess(
+  app: CatalogApplication,
+  organizationId: string,
+  document: unknown,
+  caller: Caller,
+  prefix = '',
+): Promise<string> {
+  assertOrganizationAccess(organizationId, caller);
+  const plan = await planImport(app, organizationId, document, caller, prefix);
+  try {
+    await app.store.appendMany(plan.appends);
+  } catch (error) {
+    if (error instanceof WrongExpectedVersionError) throw conflict('an id of the import is taken; retry');
+    throw error;
+  }
+  return plan.processId;
+}
+
+/** A copy of a process in its own organization: new node and edge ids, same configs and schema references. */
+export async function forkProcess(app: CatalogApplication, processId: string, name: string, caller: Caller): Promise<string> {
+  const { state } = await app.queries.accessibleState(processId, caller);
+  const nodeIdFor = new Map(state.nodes.map((node) => [node.id, app.runtime.newId()]));
+  const graph: Graph = {
+    nodes: state.nodes.map((node) => ({ ...node, id: nodeIdFor.get(node.id) as string })),
+    edges: state.edges.map((edge) => ({
+      ...edge,
+      id: app.runtime.newId(),
+      sourceNodeId: nodeIdFor.get(edge.sourceNodeId) ?? edge.sourceNodeId,
+      targetNodeId: nodeIdFor.get(edge.targetNodeId) ?? edge.targetNodeId,
+    })),
+  };
+  const forkId = app.runtime.newId();
+  await app.processes.execute(
+    forkId,
+    {
+      type: 'CreateProcess',
+      data: {
+        processId: forkId,
+        organizationId: state.organizationId,
+        name,
+        description: state.description,
+        maxRetries: state.maxRetries,
+        errorWebhookUrl: state.errorWebhookUrl,
+        timeoutSeconds: state.timeoutSeconds,
+        ...graph,
+        origin: { kind: 'fork', sourceProcessId: processId },
+      },
+    },
+    caller,
+  );
+  return forkId;
+}
