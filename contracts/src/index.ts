@@ -11,3 +11,5 @@ export * from './validation/schema-validator.js';
 export * from './engine/index.js';
 export * from './http/paging.js';
 export * from './catalog/process-document.js';
+export * from './http/catalog-routes.js';
+export * from './events/catalog/catalog-event-schemas.js';

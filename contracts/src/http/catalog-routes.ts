@@ -184,7 +184,8 @@ export const catalogRoutes: HttpRoute[] = [
     method: 'GET',
     path: '/api/v1/processes/:id/export',
     spec: catalogHttp.exportProcess,
-    summary: 'Export document (camelCase) with every referenced schema inline in schemaDependencies; bulk-import accepts it unchanged.',
+    summary:
+      'Export document (camelCase) with every referenced schema inline in schemaDependencies; bulk-import accepts it unchanged.',
     tag: PROCESSES,
     processParam: 'id',
   }),

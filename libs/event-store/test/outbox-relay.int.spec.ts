@@ -20,20 +20,30 @@ const executionEvents = (n: number, organizationId = 'org-1'): NewEvent[] =>
     metadata: { organizationId, processId: 'proc-1' },
   }));
 
-/** Wraps the real publisher and dies (throws) at a chosen point, as a killed relay would. */
-class DyingPublisher implements EventPublisher {
-  published = 0;
+/**
+ * Wraps the real publisher and fails at a chosen call, as a killed relay or a lost message would:
+ * 'die': every call after `failAfter` fails before reaching NATS;
+ * 'drop-one': only call `failAfter + 1` fails, the pipelined calls after it do reach NATS;
+ * 'lose-ack': call `failAfter` is stored, but the relay sees an error.
+ */
+class FailingPublisher implements EventPublisher {
+  private calls = 0;
+  readonly enforcesPreviousMsgId: boolean | undefined;
   constructor(
     private readonly inner: EventPublisher,
-    private readonly dieAfter: number,
-    private readonly when: 'before-publish' | 'after-publish',
-  ) {}
-  async publish(subject: string, envelope: PublishedEventEnvelope, msgId: string): Promise<void> {
-    if (this.published >= this.dieAfter && this.when === 'before-publish') throw new Error('relay killed');
-    await this.inner.publish(subject, envelope, msgId);
-    this.published += 1;
-    if (this.published === this.dieAfter && this.when === 'after-publish')
-      throw new Error('killed before the ack was seen');
+    private readonly failAfter: number,
+    private readonly mode: 'die' | 'drop-one' | 'lose-ack',
+    /** false: publish as a destination without the predecessor check (the in-memory bus). */
+    pipelined = true,
+  ) {
+    this.enforcesPreviousMsgId = pipelined && inner.enforcesPreviousMsgId;
+  }
+  async publish(subject: string, envelope: PublishedEventEnvelope, msgId: string, previous?: string): Promise<void> {
+    const call = (this.calls += 1);
+    if (this.mode === 'die' && call > this.failAfter) throw new Error('relay killed');
+    if (this.mode === 'drop-one' && call === this.failAfter + 1) throw new Error('message lost');
+    await this.inner.publish(subject, envelope, msgId, previous);
+    if (this.mode === 'lose-ack' && call === this.failAfter) throw new Error('ack lost');
   }
   lastPublishedPosition(): Promise<number> {
     return this.inner.lastPublishedPosition();
@@ -97,7 +107,7 @@ describe.each(DIALECTS)('OutboxRelay to JetStream, store on %s', (dialect) => {
     // Committed while no relay runs.
     await t.store.append(`execution-${randomUUID()}`, executionEvents(25));
     // The first relay publishes 13 events and dies before it stores any checkpoint.
-    const dying = new DyingPublisher(await js.publisher(), 13, 'before-publish');
+    const dying = new FailingPublisher(await js.publisher(), 13, 'die');
     const errors: unknown[] = [];
     const first = startRelay(dying, { ...options, onError: (error) => errors.push(error) });
     while (errors.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -112,8 +122,28 @@ describe.each(DIALECTS)('OutboxRelay to JetStream, store on %s', (dialect) => {
 
   it('a publish that reached the stream but whose ack was lost is not repeated', async () => {
     await t.store.append(`execution-${randomUUID()}`, executionEvents(8));
-    const relay = startRelay(new DyingPublisher(await js.publisher(), 3, 'after-publish'), relayOptions());
+    const relay = startRelay(new FailingPublisher(await js.publisher(), 3, 'lose-ack'), relayOptions());
     await relay.waitForPosition(await t.store.headPosition());
+    await expectEachPositionOnceInOrder(js, await t.store.readAll());
+  });
+
+  it('without the predecessor check, publishes one at a time, so a lost message is never overtaken', async () => {
+    await t.store.append(`execution-${randomUUID()}`, executionEvents(9));
+    const relay = startRelay(new FailingPublisher(await js.publisher(), 4, 'drop-one', false), relayOptions());
+    await relay.waitForPosition(await t.store.headPosition());
+    await expectEachPositionOnceInOrder(js, await t.store.readAll());
+  });
+
+  it('a message lost in the middle of a pipelined batch is never overtaken by the ones after it', async () => {
+    await t.store.append(`execution-${randomUUID()}`, executionEvents(9));
+    const errors: unknown[] = [];
+    const relay = startRelay(new FailingPublisher(await js.publisher(), 4, 'drop-one'), {
+      ...relayOptions(),
+      onError: (error) => errors.push(error),
+    });
+    await relay.waitForPosition(await t.store.headPosition());
+    // The lost one, and the server's refusal of its successors (wrong last message id).
+    expect(errors.length).toBeGreaterThanOrEqual(1);
     await expectEachPositionOnceInOrder(js, await t.store.readAll());
   });
 

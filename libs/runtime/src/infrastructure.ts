@@ -62,7 +62,9 @@ export async function openInfrastructure(baseConfig: WeftConfig, processName: st
       bus,
       relay,
       async close() {
+        // Order matters: the relay and subscriptions stop before the database they read closes.
         await relay.stop();
+        await store.close();
         await bus.close();
         await database.close();
       },

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { engineQueues, type ExecutionRequest, type WorkQueueSpec } from '@weft/contracts';
 import type { Bus, Subscription } from '@weft/bus';
 import type { WeftConfig } from '@weft/config';
-import type { EventStore } from '@weft/event-store';
+import { PostgresEventStore, type EventStore } from '@weft/event-store';
 import { createLogger, type Logger } from '@weft/observability';
 import { HttpErrorNotifier, type ErrorWebhookOptions } from './adapters/http/error-webhook-notifier.js';
 import { BusProcessDirectory } from './adapters/nats/catalog-directory.js';
@@ -11,6 +11,7 @@ import { consumeExecutionRequests } from './adapters/nats/execution-request-cons
 import { createNodePalette, type NodePalette } from './adapters/nodes/node-palette.js';
 import type { BlobSink } from './adapters/nodes/integration-node.js';
 import { migrateEngineSchema } from './adapters/postgres/engine-schema.js';
+import { postgresExecutionCommit } from './adapters/postgres/execution-commit.js';
 import { PostgresExecutionLeases } from './adapters/postgres/execution-leases.js';
 import type { ProcessDirectory } from './application/engine-ports.js';
 import { ExecutionApi } from './application/execution-api.js';
@@ -61,10 +62,17 @@ export class EngineRuntime {
     const options = deps.options ?? {};
     const logger = options.logger ?? createLogger('engine');
     await migrateEngineSchema(deps.store.db);
-    deps.store.registerProjections([executionsProjection]);
     const palette = createNodePalette({ blobs: options.blobs });
     const leaseMs = options.leaseMs ?? 15_000;
-    const leases = new PostgresExecutionLeases(deps.store.db, `engine-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`, leaseMs);
+    const leases = new PostgresExecutionLeases(
+      deps.store.db,
+      `engine-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
+      leaseMs,
+    );
+    // On our own store the projection and leases ride in the engine's group commit; any other
+    // EventStore gets the projection inline and leases by separate statements.
+    const ownCommit = deps.store instanceof PostgresEventStore;
+    if (!ownCommit) deps.store.registerProjections([executionsProjection]);
     const directory = options.directory ?? new BusProcessDirectory(deps.bus);
     const queue = options.queue?.spec ?? engineQueues.executionRequests;
     const engine = new ExecutionEngine({
@@ -75,6 +83,8 @@ export class EngineRuntime {
       errorNotifier: new HttpErrorNotifier({ logger, ...options.errorWebhook }),
       logger,
       retryDelayMs: options.retryDelayMs,
+      commit: deps.store instanceof PostgresEventStore ? postgresExecutionCommit(deps.store, leases) : undefined,
+      leasesFollowEvents: ownCommit,
       maintenanceMs: options.maintenanceMs ?? Math.max(100, Math.floor(leaseMs / 3)),
     });
     const api = new ExecutionApi({

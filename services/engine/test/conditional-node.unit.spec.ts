@@ -34,6 +34,8 @@ describe('conditional node', () => {
   });
 
   test('an invalid regular expression is a node failure', () => {
-    expect(() => evaluateCondition({ left: 'x', operator: 'matches', right: '(' })).toThrow(/invalid regular expression/);
+    expect(() => evaluateCondition({ left: 'x', operator: 'matches', right: '(' })).toThrow(
+      /invalid regular expression/,
+    );
   });
 });

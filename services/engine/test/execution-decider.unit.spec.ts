@@ -24,7 +24,15 @@ const startedData: ExecutionStartedData = {
 const started: ExecutionEvent = { type: 'ExecutionStarted', data: startedData };
 const nodeStarted = (nodeId: string, seconds = 0): ExecutionEvent => ({
   type: 'NodeStarted',
-  data: { executionId: 'ex-1', nodeId, nodeName: nodeId, nodeType: 'scriptNode', inputData: {}, attempt: 1, startedAt: iso(seconds) },
+  data: {
+    executionId: 'ex-1',
+    nodeId,
+    nodeName: nodeId,
+    nodeType: 'scriptNode',
+    inputData: {},
+    attempt: 1,
+    startedAt: iso(seconds),
+  },
 });
 const nodeFailed: ExecutionEvent = {
   type: 'NodeFailed',
@@ -34,29 +42,50 @@ const nodeFailed: ExecutionEvent = {
 describe('execution decider', () => {
   test('StartExecution records the start with its time', () => {
     const { startedAt: _ignored, ...data } = startedData;
-    given([]).when({ type: 'StartExecution', data, metadata: at(0) }).then([started]);
+    given([])
+      .when({ type: 'StartExecution', data, metadata: at(0) })
+      .then([started]);
   });
 
   test('a second StartExecution is a conflict', () => {
     const { startedAt: _ignored, ...data } = startedData;
-    given([started]).when({ type: 'StartExecution', data, metadata: at(0) }).thenRefuses(409, /already started/);
+    given([started])
+      .when({ type: 'StartExecution', data, metadata: at(0) })
+      .thenRefuses(409, /already started/);
   });
 
   test('steps of an execution that never started are not found', () => {
-    given([]).when({ type: 'CancelExecution', data: { cancelledByUserId: null }, metadata: at(1) }).thenRefuses(404);
+    given([])
+      .when({ type: 'CancelExecution', data: { cancelledByUserId: null }, metadata: at(1) })
+      .thenRefuses(404);
   });
 
   test('a node completes only while running, with its duration', () => {
     given([started, nodeStarted('n1')])
-      .when({ type: 'CompleteNode', data: { nodeId: 'n1', outputData: { x: 1 }, handles: ['output'], durationMs: 12.4 }, metadata: at(1) })
+      .when({
+        type: 'CompleteNode',
+        data: { nodeId: 'n1', outputData: { x: 1 }, handles: ['output'], durationMs: 12.4 },
+        metadata: at(1),
+      })
       .then([
         {
           type: 'NodeCompleted',
-          data: { executionId: 'ex-1', nodeId: 'n1', outputData: { x: 1 }, handles: ['output'], completedAt: iso(1), durationMs: 12 },
+          data: {
+            executionId: 'ex-1',
+            nodeId: 'n1',
+            outputData: { x: 1 },
+            handles: ['output'],
+            completedAt: iso(1),
+            durationMs: 12,
+          },
         },
       ]);
     given([started])
-      .when({ type: 'CompleteNode', data: { nodeId: 'n1', outputData: null, handles: [], durationMs: 1 }, metadata: at(1) })
+      .when({
+        type: 'CompleteNode',
+        data: { nodeId: 'n1', outputData: null, handles: [], durationMs: 1 },
+        metadata: at(1),
+      })
       .thenRefuses(409, /not running/);
   });
 
@@ -65,8 +94,12 @@ describe('execution decider', () => {
       type: 'NodeSkipped',
       data: { executionId: 'ex-1', nodeId: 'n2', nodeName: 'n2', nodeType: 'outputNode', skippedAt: iso(1) },
     };
-    given([started]).when({ type: 'SkipNode', data: { nodeId: 'n2', nodeName: 'n2', nodeType: 'outputNode' }, metadata: at(1) }).then([skipped]);
-    given([started, skipped]).when({ type: 'SkipNode', data: { nodeId: 'n2', nodeName: 'n2', nodeType: 'outputNode' }, metadata: at(2) }).then([]);
+    given([started])
+      .when({ type: 'SkipNode', data: { nodeId: 'n2', nodeName: 'n2', nodeType: 'outputNode' }, metadata: at(1) })
+      .then([skipped]);
+    given([started, skipped])
+      .when({ type: 'SkipNode', data: { nodeId: 'n2', nodeName: 'n2', nodeType: 'outputNode' }, metadata: at(2) })
+      .then([]);
   });
 
   test('a retry is scheduled from the failed node while retries remain, then refused', () => {
@@ -74,8 +107,10 @@ describe('execution decider', () => {
       type: 'ExecutionRetryScheduled',
       data: { executionId: 'ex-1', attempt: 2, failedNodeId: 'n1', error: 'boom', retryAt: iso(5) },
     };
-    given([started, nodeStarted('n1'), nodeFailed]).when({ type: 'ScheduleRetry', data: { retryAt: new Date(iso(5)) }, metadata: at(1) }).then([retry]);
-    const secondFailure: ExecutionEvent = { ...nodeFailed, data: { ...nodeFailed.data, completedAt: iso(6) } } as ExecutionEvent;
+    given([started, nodeStarted('n1'), nodeFailed])
+      .when({ type: 'ScheduleRetry', data: { retryAt: new Date(iso(5)) }, metadata: at(1) })
+      .then([retry]);
+    const secondFailure = { ...nodeFailed, data: { ...nodeFailed.data, completedAt: iso(6) } } as ExecutionEvent;
     given([started, nodeStarted('n1'), nodeFailed, retry, nodeStarted('n1', 5), secondFailure])
       .when({ type: 'ScheduleRetry', data: { retryAt: new Date(iso(9)) }, metadata: at(6) })
       .thenRefuses(409, /used all 1 retries/);
@@ -84,7 +119,14 @@ describe('execution decider', () => {
   test('a retry keeps completed runs and forgets the failed one', () => {
     const completed: ExecutionEvent = {
       type: 'NodeCompleted',
-      data: { executionId: 'ex-1', nodeId: 'in', outputData: { a: 1 }, handles: ['output'], completedAt: iso(0), durationMs: 0 },
+      data: {
+        executionId: 'ex-1',
+        nodeId: 'in',
+        outputData: { a: 1 },
+        handles: ['output'],
+        completedAt: iso(0),
+        durationMs: 0,
+      },
     };
     const state = foldExecution([
       started,
@@ -92,7 +134,10 @@ describe('execution decider', () => {
       completed,
       nodeStarted('n1'),
       nodeFailed,
-      { type: 'ExecutionRetryScheduled', data: { executionId: 'ex-1', attempt: 2, failedNodeId: 'n1', error: 'boom', retryAt: iso(2) } },
+      {
+        type: 'ExecutionRetryScheduled',
+        data: { executionId: 'ex-1', attempt: 2, failedNodeId: 'n1', error: 'boom', retryAt: iso(2) },
+      },
     ]);
     expect(state.attempt).toBe(2);
     expect([...state.nodeRuns.keys()]).toEqual(['in']);
@@ -100,7 +145,11 @@ describe('execution decider', () => {
 
   test('terminal events carry the duration; nothing happens after them', () => {
     given([started])
-      .when({ type: 'FailExecution', data: { errorMessage: 'boom', failedNode: { id: 'n1', name: 'n1', type: 'scriptNode', error: 'boom' } }, metadata: at(2.5) })
+      .when({
+        type: 'FailExecution',
+        data: { errorMessage: 'boom', failedNode: { id: 'n1', name: 'n1', type: 'scriptNode', error: 'boom' } },
+        metadata: at(2.5),
+      })
       .then([
         {
           type: 'ExecutionFailed',
@@ -114,14 +163,28 @@ describe('execution decider', () => {
           },
         },
       ]);
-    given([started]).when({ type: 'TimeOutExecution', data: {}, metadata: at(300) }).then([
-      { type: 'ExecutionTimedOut', data: { executionId: 'ex-1', errorMessage: 'execution exceeded its timeout of 300 s', completedAt: iso(300), durationSeconds: 300 } },
-    ]);
+    given([started])
+      .when({ type: 'TimeOutExecution', data: {}, metadata: at(300) })
+      .then([
+        {
+          type: 'ExecutionTimedOut',
+          data: {
+            executionId: 'ex-1',
+            errorMessage: 'execution exceeded its timeout of 300 s',
+            completedAt: iso(300),
+            durationSeconds: 300,
+          },
+        },
+      ]);
     const cancelled: ExecutionEvent = {
       type: 'ExecutionCancelled',
       data: { executionId: 'ex-1', cancelledByUserId: 'u-1', completedAt: iso(3), durationSeconds: 3 },
     };
-    given([started]).when({ type: 'CancelExecution', data: { cancelledByUserId: 'u-1' }, metadata: at(3) }).then([cancelled]);
-    given([started, cancelled]).when({ type: 'CompleteExecution', data: { outputData: {} }, metadata: at(4) }).thenRefuses(409, /already cancelled/);
+    given([started])
+      .when({ type: 'CancelExecution', data: { cancelledByUserId: 'u-1' }, metadata: at(3) })
+      .then([cancelled]);
+    given([started, cancelled])
+      .when({ type: 'CompleteExecution', data: { outputData: {} }, metadata: at(4) })
+      .thenRefuses(409, /already cancelled/);
   });
 });

@@ -86,21 +86,40 @@ describe.each(modes)('executions through POST /processes/test (%s)', (mode) => {
   });
 
   test('the history lists executions newest first without the large fields; the record has them', async () => {
-    const g = new GraphBuilder().node('In', 'inputNode', { triggerType: 'manual' }).node('Out', 'outputNode').edge('In', 'Out');
+    const g = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('Out', 'outputNode')
+      .edge('In', 'Out');
     const process = register(g.process({ organization_id: org }));
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push(((await test_(process.id, { i })).body as ExecutionRecord).id);
-    const page = await harness.call(engineHttp.listExecutions, { params: { processId: process.id }, query: { pageSize: '2' } }, actor);
+    const page = await harness.call(
+      engineHttp.listExecutions,
+      { params: { processId: process.id }, query: { pageSize: '2' } },
+      actor,
+    );
     expect(page.status).toBe(200);
     const body = page.body as { items: Record<string, unknown>[]; total: number; page: number; pageSize: number };
     expect(body).toMatchObject({ total: 3, page: 1, pageSize: 2 });
     expect(body.items.map((item) => item.id)).toEqual([ids[2], ids[1]]);
     expect(body.items[0]).not.toHaveProperty('node_states');
     expect(body.items[0]).not.toHaveProperty('input_data');
-    const filtered = await harness.call(engineHttp.listExecutions, { params: { processId: process.id }, query: { status: 'failed' } }, actor);
+    const filtered = await harness.call(
+      engineHttp.listExecutions,
+      { params: { processId: process.id }, query: { status: 'failed' } },
+      actor,
+    );
     expect((filtered.body as { total: number }).total).toBe(0);
-    const bad = await harness.call(engineHttp.listExecutions, { params: { processId: process.id }, query: { status: 'weird', from: 'yesterday' } }, actor).catch((e: unknown) => e);
-    expect(bad).toMatchObject({ problem: { status: 400, errors: [{ path: '/query/status' }, { path: '/query/from' }] } });
+    const bad = await harness
+      .call(
+        engineHttp.listExecutions,
+        { params: { processId: process.id }, query: { status: 'weird', from: 'yesterday' } },
+        actor,
+      )
+      .catch((e: unknown) => e);
+    expect(bad).toMatchObject({
+      problem: { status: 400, errors: [{ path: '/query/status' }, { path: '/query/from' }] },
+    });
 
     const one = await harness.call(engineHttp.getExecution, { params: { id: ids[0]! } }, actor);
     expect((one.body as ExecutionRecord).output_data).toEqual({ Out: { In: { i: 0 } } });
@@ -129,7 +148,12 @@ describe.each(modes)('executions through POST /processes/test (%s)', (mode) => {
         executionId: record.id,
         status: 'failed',
         error: expect.stringContaining('no luck: 7'),
-        failedNode: { id: g.id('Boom'), name: 'Boom', type: 'scriptNode', error: expect.stringContaining('no luck: 7') },
+        failedNode: {
+          id: g.id('Boom'),
+          name: 'Boom',
+          type: 'scriptNode',
+          error: expect.stringContaining('no luck: 7'),
+        },
         attempt: 1,
         traceId: null,
       });
@@ -155,9 +179,16 @@ describe.each(modes)('executions through POST /processes/test (%s)', (mode) => {
     expect(counterHits - before).toBe(1);
     expect(record.output_data).toEqual({ Out: { hit: before + 1 } });
     const events = await harness.store.readStream(`execution-${record.id}`);
-    expect(events.filter((e) => e.type === 'NodeStarted' && (e.data as { nodeId: string }).nodeId === g.id('Count'))).toHaveLength(1);
-    expect(events.filter((e) => e.type === 'NodeStarted' && (e.data as { nodeId: string }).nodeId === g.id('Flaky'))).toHaveLength(2);
-    expect(events.find((e) => e.type === 'ExecutionRetryScheduled')?.data).toMatchObject({ attempt: 2, failedNodeId: g.id('Flaky') });
+    expect(
+      events.filter((e) => e.type === 'NodeStarted' && (e.data as { nodeId: string }).nodeId === g.id('Count')),
+    ).toHaveLength(1);
+    expect(
+      events.filter((e) => e.type === 'NodeStarted' && (e.data as { nodeId: string }).nodeId === g.id('Flaky')),
+    ).toHaveLength(2);
+    expect(events.find((e) => e.type === 'ExecutionRetryScheduled')?.data).toMatchObject({
+      attempt: 2,
+      failedNodeId: g.id('Flaky'),
+    });
   });
 
   test('an execution outlasting timeout_seconds times out and its running node is cancelled', async () => {
@@ -184,14 +215,18 @@ describe.each(modes)('executions through POST /processes/test (%s)', (mode) => {
     expect(accepted.status).toBe(202);
     const { execution_id } = accepted.body as { execution_id: string };
     const nodeStatus = async (): Promise<string | undefined> => {
-      const reply = await harness.call(engineHttp.getExecution, { params: { id: execution_id } }, actor).catch(() => undefined);
+      const reply = await harness
+        .call(engineHttp.getExecution, { params: { id: execution_id } }, actor)
+        .catch(() => undefined);
       return (reply?.body as ExecutionRecord | undefined)?.node_states.find((s) => s.node_name === 'Long')?.status;
     };
     await waitUntil(async () => (await nodeStatus()) === 'running');
     expect(await nodeStatus()).toBe('running');
     const cancelled = await harness.call(engineHttp.cancelExecution, { params: { id: execution_id } }, actor);
     expect(cancelled.body).toMatchObject({ status: 'cancelled' });
-    const again = await harness.call(engineHttp.cancelExecution, { params: { id: execution_id } }, actor).catch((e: unknown) => e);
+    const again = await harness
+      .call(engineHttp.cancelExecution, { params: { id: execution_id } }, actor)
+      .catch((e: unknown) => e);
     expect(again).toMatchObject({ problem: { status: 409 } });
   });
 
@@ -224,11 +259,16 @@ describe.each(modes)('executions through POST /processes/test (%s)', (mode) => {
     expect(stats.average_duration_seconds).toBeGreaterThanOrEqual(0);
     expect(stats.p95_duration_seconds).toBeGreaterThanOrEqual(stats.average_duration_seconds * 0);
     expect(stats.failure_breakdown.by_node).toEqual([{ node_id: g.id('Check'), node_name: 'Check', count: 1 }]);
-    expect(stats.failure_breakdown.by_error).toEqual([{ error_message: expect.stringContaining('bad input'), count: 1 }]);
+    expect(stats.failure_breakdown.by_error).toEqual([
+      { error_message: expect.stringContaining('bad input'), count: 1 },
+    ]);
   });
 
   test('bad requests change nothing: unknown input node 400, unknown or foreign process 404, foreign execution 404', async () => {
-    const g = new GraphBuilder().node('In', 'inputNode', { triggerType: 'manual' }).node('Out', 'outputNode').edge('In', 'Out');
+    const g = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('Out', 'outputNode')
+      .edge('In', 'Out');
     const process = register(g.process({ organization_id: org }));
     const bad = await test_(process.id, {}, { inputNodeId: g.id('Out') }).catch((e: unknown) => e);
     expect(bad).toMatchObject({ problem: { status: 400, errors: [{ path: '/query/inputNodeId' }] } });
@@ -238,16 +278,24 @@ describe.each(modes)('executions through POST /processes/test (%s)', (mode) => {
     const missing = await test_(crypto.randomUUID(), {}).catch((e: unknown) => e);
     expect(missing).toMatchObject({ problem: { status: 404 } });
     const stranger = actorOf(crypto.randomUUID());
-    const foreign = await harness.call(engineHttp.testProcess, { params: { processId: process.id }, body: {} }, stranger).catch((e: unknown) => e);
+    const foreign = await harness
+      .call(engineHttp.testProcess, { params: { processId: process.id }, body: {} }, stranger)
+      .catch((e: unknown) => e);
     expect(foreign).toMatchObject({ problem: { status: 404 } });
 
     const record = (await test_(process.id, {})).body as ExecutionRecord;
-    const peek = await harness.call(engineHttp.getExecution, { params: { id: record.id } }, stranger).catch((e: unknown) => e);
+    const peek = await harness
+      .call(engineHttp.getExecution, { params: { id: record.id } }, stranger)
+      .catch((e: unknown) => e);
     expect(peek).toMatchObject({ problem: { status: 404 } });
     const restricted = actorOf(org, { processIds: [crypto.randomUUID()] });
-    const denied = await harness.call(engineHttp.getExecution, { params: { id: record.id } }, restricted).catch((e: unknown) => e);
+    const denied = await harness
+      .call(engineHttp.getExecution, { params: { id: record.id } }, restricted)
+      .catch((e: unknown) => e);
     expect(denied).toMatchObject({ problem: { status: 403 } });
-    const malformed = await harness.call(engineHttp.getExecution, { params: { id: 'not-a-uuid' } }, actor).catch((e: unknown) => e);
+    const malformed = await harness
+      .call(engineHttp.getExecution, { params: { id: 'not-a-uuid' } }, actor)
+      .catch((e: unknown) => e);
     expect(malformed).toMatchObject({ problem: { status: 404 } });
   });
 });

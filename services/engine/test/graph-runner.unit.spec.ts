@@ -4,7 +4,7 @@ import { GraphBuilder } from './fixtures/graph-builder.js';
 import { pureExecutors, runInMemory } from './support/run-in-memory.js';
 
 /** A side-effect-free stand-in for a script: runs a JS function of the input. */
-const fnNode = (fn: (input: Record<string, unknown>) => unknown | Promise<unknown>): NodeExecutor => ({
+const fnNode = (fn: (input: Record<string, unknown>) => unknown): NodeExecutor => ({
   type: 'fnNode',
   async execute(_config, input) {
     return { output: await fn(input) };
@@ -76,9 +76,14 @@ describe('graph runner', () => {
       .edge('Small', 'AfterSmall')
       .edge('Big', 'Join')
       .edge('Small', 'Join');
-    const { outcome, listener } = await runInMemory(g.snapshot(), g.id('In'), { amount: 500 }, {
-      executors: pureExecutors(fnNode(() => ({}))),
-    });
+    const { outcome, listener } = await runInMemory(
+      g.snapshot(),
+      g.id('In'),
+      { amount: 500 },
+      {
+        executors: pureExecutors(fnNode(() => ({}))),
+      },
+    );
     expect(outcome.status).toBe('completed');
     expect(listener.output('Check')).toEqual({ branch: 'true' });
     expect(listener.labels('skipped').sort()).toEqual(['AfterSmall', 'Small']);
@@ -144,9 +149,14 @@ describe('graph runner', () => {
       .edge('In', 'Each')
       .edge('Each', 'Square', 'start')
       .edge('Each', 'Out', 'output');
-    const { outcome, listener } = await runInMemory(g.snapshot(), g.id('In'), { numbers: [1, 2, 3, 4, 5] }, {
-      executors: pureExecutors(square),
-    });
+    const { outcome, listener } = await runInMemory(
+      g.snapshot(),
+      g.id('In'),
+      { numbers: [1, 2, 3, 4, 5] },
+      {
+        executors: pureExecutors(square),
+      },
+    );
     expect(outcome.status).toBe('completed');
     expect(peak).toBe(2);
     expect(listener.output('Out')).toEqual({
@@ -175,7 +185,10 @@ describe('graph runner', () => {
   });
 
   test('an unknown node type fails with a clear error', async () => {
-    const g = new GraphBuilder().node('In', 'inputNode', { triggerType: 'manual' }).node('X', 'ocrNode').edge('In', 'X');
+    const g = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('X', 'ocrNode')
+      .edge('In', 'X');
     const { outcome } = await runInMemory(g.snapshot(), g.id('In'), {});
     expect(outcome).toMatchObject({ status: 'failed', error: 'no executor for node type "ocrNode"' });
   });
@@ -193,10 +206,15 @@ describe('graph runner', () => {
       [nodeRunKey(g.id('In'), []), { input: {}, output: { x: 1 }, handles: ['output'] }],
       [nodeRunKey(g.id('Once'), []), { input: { In: { x: 1 } }, output: { call: 'before' }, handles: ['output'] }],
     ]);
-    const { listener } = await runInMemory(g.snapshot(), g.id('In'), { x: 1 }, {
-      executors: pureExecutors(counted),
-      completed,
-    });
+    const { listener } = await runInMemory(
+      g.snapshot(),
+      g.id('In'),
+      { x: 1 },
+      {
+        executors: pureExecutors(counted),
+        completed,
+      },
+    );
     expect(calls).toBe(0);
     expect(listener.labels('started')).toEqual(['Out']);
     expect(listener.output('Out')).toEqual({ In: { x: 1 }, Once: { call: 'before' } });
@@ -223,7 +241,9 @@ describe('graph runner', () => {
     const { outcome, listener } = await runInMemory(g.snapshot(), g.id('In'), {}, { firstStarts });
     expect(outcome.status).toBe('completed');
     const waited = listener.output('Wait') as { waitedUntil: string };
-    expect(new Date(waited.waitedUntil).getTime()).toBe(firstStarts.get(nodeRunKey(g.id('Wait'), []))!.getTime() + 3600_000);
+    expect(new Date(waited.waitedUntil).getTime()).toBe(
+      firstStarts.get(nodeRunKey(g.id('Wait'), []))!.getTime() + 3600_000,
+    );
   });
 
   test('passthroughFiles forwards input files to the output', async () => {

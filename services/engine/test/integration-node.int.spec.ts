@@ -9,13 +9,19 @@ describe('integration node against a local HTTP server', () => {
   let failuresLeft = 0;
   beforeAll(async () => {
     server = await startLocalHttpServer((request, res) => {
-      if (request.url.startsWith('/flaky') && failuresLeft-- > 0) return json(res, failuresLeft % 2 ? 503 : 429, { error: 'busy' });
+      if (request.url.startsWith('/flaky') && failuresLeft-- > 0)
+        return json(res, failuresLeft % 2 ? 503 : 429, { error: 'busy' });
       if (request.url.startsWith('/missing')) return json(res, 404, { error: 'nope' });
       if (request.url.startsWith('/file')) {
         res.writeHead(200, { 'content-type': 'application/pdf' });
         return res.end(Buffer.from('%PDF-1.4'));
       }
-      return json(res, 200, { echo: { method: request.method, url: request.url, body: request.body } }, { 'x-served': 'yes' });
+      return json(
+        res,
+        200,
+        { echo: { method: request.method, url: request.url, body: request.body } },
+        { 'x-served': 'yes' },
+      );
     });
   });
   afterAll(() => server.close());
@@ -50,10 +56,18 @@ describe('integration node against a local HTTP server', () => {
       { id: 42, trace: 't-1', amount: 9.5 },
     );
     expect(outcome.status).toBe('completed');
-    const output = listener.output('Call') as { status: number; headers: Record<string, string>; body: { echo: Record<string, string> } };
+    const output = listener.output('Call') as {
+      status: number;
+      headers: Record<string, string>;
+      body: { echo: Record<string, string> };
+    };
     expect(output.status).toBe(200);
     expect(output.headers['x-served']).toBe('yes');
-    expect(output.body.echo).toEqual({ method: 'POST', url: '/orders/42?verbose=true&tag=a&tag=b', body: '{"amount":9.5}' });
+    expect(output.body.echo).toEqual({
+      method: 'POST',
+      url: '/orders/42?verbose=true&tag=a&tag=b',
+      body: '{"amount":9.5}',
+    });
     const received = server.requests.at(-1)!;
     expect(received.headers.authorization).toBe('Bearer s3cret');
     expect(received.headers['x-trace']).toBe('t-1');
@@ -62,7 +76,10 @@ describe('integration node against a local HTTP server', () => {
 
   test('form and text bodies', async () => {
     await runCall({ method: 'POST', url: `${server.url}/form`, bodyType: 'form', body: { a: 1, b: 'x y' } });
-    expect(server.requests.at(-1)).toMatchObject({ body: 'a=1&b=x+y', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(server.requests.at(-1)).toMatchObject({
+      body: 'a=1&b=x+y',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     await runCall({ method: 'PUT', url: `${server.url}/text`, bodyType: 'text', body: 'plain words' });
     expect(server.requests.at(-1)).toMatchObject({ method: 'PUT', body: 'plain words' });
   });
@@ -92,7 +109,9 @@ describe('integration node against a local HTTP server', () => {
 
   test('binary responses come back as file references', async () => {
     const { listener } = await runCall({ url: `${server.url}/file/report.pdf` });
-    const output = listener.output('Call') as { body: { files: { name: string; size: number; contentType: string }[] } };
+    const output = listener.output('Call') as {
+      body: { files: { name: string; size: number; contentType: string }[] };
+    };
     expect(output.body.files[0]).toMatchObject({ name: 'report.pdf', size: 8, contentType: 'application/pdf' });
   });
 

@@ -4,13 +4,26 @@ describe('node config validation (shared with lint)', () => {
   test.each([
     ['scriptNode', { label: 's', code: 'return 1' }],
     ['conditionalNode', { label: 'c', mode: 'conditions', conditions: [{ left: 1, operator: 'eq', right: 1 }] }],
-    ['conditionalNode', { label: 'c', mode: 'switch', value: '{{input["a"]["b"]}}', cases: [{ label: 'x', equals: 1 }] }],
+    [
+      'conditionalNode',
+      { label: 'c', mode: 'switch', value: '{{input["a"]["b"]}}', cases: [{ label: 'x', equals: 1 }] },
+    ],
     ['loopNode', { label: 'l', items: '{{input["In"]["list"]}}', concurrency: 4 }],
     ['waitNode', { label: 'w', seconds: 5 }],
     ['waitNode', { label: 'w', until: '2030-01-01T00:00:00Z' }],
     ['integrationNode', { label: 'h', url: 'http://127.0.0.1/x', method: 'POST', bodyType: 'form' }],
     ['sqlNode', { label: 'q', connectionId: 'c1', query: 'select $1', params: [1] }],
-    ['databaseNode', { label: 'd', connectionId: 'c1', table: 'public.items', operation: 'upsert', values: { a: 1 }, conflictColumns: ['a'] }],
+    [
+      'databaseNode',
+      {
+        label: 'd',
+        connectionId: 'c1',
+        table: 'public.items',
+        operation: 'upsert',
+        values: { a: 1 },
+        conflictColumns: ['a'],
+      },
+    ],
   ])('%s accepts %j', (type, config) => {
     expect(validateNodeConfig(type, config)).toEqual([]);
   });

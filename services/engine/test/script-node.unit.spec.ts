@@ -9,7 +9,13 @@ describe('script node (isolated-vm)', () => {
   afterAll(() => sandbox.dispose());
   const org = crypto.randomUUID();
   const run = (code: string, input: unknown, extra: Partial<ScriptNodeConfig> = {}) =>
-    sandbox.run({ organizationId: org, code, input, timeoutMs: extra.timeoutMs ?? 1000, memoryMb: extra.memoryMb ?? 32 });
+    sandbox.run({
+      organizationId: org,
+      code,
+      input,
+      timeoutMs: extra.timeoutMs ?? 1000,
+      memoryMb: extra.memoryMb ?? 32,
+    });
 
   test('receives input and returns the output, async code included', async () => {
     expect(await run('return { sum: input.a + input.b }', { a: 2, b: 3 })).toEqual({ sum: 5 });
@@ -64,7 +70,9 @@ describe('script node (isolated-vm)', () => {
   test('a script node keeps its code untemplated and reports script errors as node failures', async () => {
     const g = new GraphBuilder()
       .node('In', 'inputNode', { triggerType: 'manual' })
-      .node('Code', 'scriptNode', { code: 'const t = "{{input}}"; if (input.In.fail) throw new Error("bad " + t); return t;' })
+      .node('Code', 'scriptNode', {
+        code: 'const t = "{{input}}"; if (input.In.fail) throw new Error("bad " + t); return t;',
+      })
       .edge('In', 'Code');
     const executors = pureExecutors(scriptNodeExecutor(sandbox));
     const ok = await runInMemory(g.snapshot(), g.id('In'), { fail: false }, { executors });

@@ -18,7 +18,10 @@ const connectionsUnderTest: DecryptedConnection[] = [
 ];
 
 test('MySQL placeholders are rewritten outside quotes and params reordered', () => {
-  expect(toMysqlPlaceholders("select $2, '$1', $1", ['a', 'b'])).toEqual({ sql: "select ?, '$1', ?", params: ['b', 'a'] });
+  expect(toMysqlPlaceholders("select $2, '$1', $1", ['a', 'b'])).toEqual({
+    sql: "select ?, '$1', ?",
+    params: ['b', 'a'],
+  });
 });
 
 describe.each(connectionsUnderTest)('sql and database nodes on $name', (connection) => {
@@ -32,13 +35,18 @@ describe.each(connectionsUnderTest)('sql and database nodes on $name', (connecti
       .node('In', 'inputNode', { triggerType: 'manual' })
       .node('Db', type, { connectionId: connection.id, ...config })
       .edge('In', 'Db');
-    const result = await runInMemory(g.snapshot(), g.id('In'), data, { executors, connections: { [connection.id]: connection } });
+    const result = await runInMemory(g.snapshot(), g.id('In'), data, {
+      executors,
+      connections: { [connection.id]: connection },
+    });
     if (result.outcome.status !== 'completed') throw new Error(JSON.stringify(result.outcome));
     return result.listener.output('Db') as { rows: Record<string, unknown>[]; rowCount: number };
   };
 
   beforeAll(async () => {
-    await run('sqlNode', { query: `create table ${table} (sku varchar(40) primary key, name varchar(200), qty integer)` });
+    await run('sqlNode', {
+      query: `create table ${table} (sku varchar(40) primary key, name varchar(200), qty integer)`,
+    });
   });
   afterAll(async () => {
     await run('sqlNode', { query: `drop table ${table}` });
@@ -47,7 +55,14 @@ describe.each(connectionsUnderTest)('sql and database nodes on $name', (connecti
 
   test('sqlNode binds parameters from templates, never concatenating values', async () => {
     const hostile = "x'); drop table " + table + '; --';
-    await run('sqlNode', { query: `insert into ${table} (sku, name, qty) values ($1, $2, $3)`, params: ['{{input["In"]["sku"]}}', '{{input["In"]["name"]}}', 3] }, { sku: 'A-1', name: hostile });
+    await run(
+      'sqlNode',
+      {
+        query: `insert into ${table} (sku, name, qty) values ($1, $2, $3)`,
+        params: ['{{input["In"]["sku"]}}', '{{input["In"]["name"]}}', 3],
+      },
+      { sku: 'A-1', name: hostile },
+    );
     const out = await run('sqlNode', { query: `select sku, name, qty from ${table} where sku = $1`, params: ['A-1'] });
     expect(out.rowCount).toBe(1);
     expect(out.rows[0]).toEqual({ sku: 'A-1', name: hostile, qty: 3 });
@@ -58,20 +73,44 @@ describe.each(connectionsUnderTest)('sql and database nodes on $name', (connecti
       .node('In', 'inputNode', { triggerType: 'manual' })
       .node('Db', 'sqlNode', { connectionId: connection.id, query: 'select * from no_such_table_here' })
       .edge('In', 'Db');
-    const { outcome } = await runInMemory(g.snapshot(), g.id('In'), {}, { executors, connections: { [connection.id]: connection } });
+    const { outcome } = await runInMemory(
+      g.snapshot(),
+      g.id('In'),
+      {},
+      { executors, connections: { [connection.id]: connection } },
+    );
     expect(outcome).toMatchObject({ status: 'failed', error: expect.stringContaining('SQL failed') });
   });
 
   test('databaseNode insert, select, update, upsert and delete', async () => {
-    const inserted = await run('databaseNode', { table, operation: 'insert', values: { sku: 'B-1', name: '{{input["In"]["name"]}}', qty: 1 } }, { name: 'Bolt' });
+    const inserted = await run(
+      'databaseNode',
+      { table, operation: 'insert', values: { sku: 'B-1', name: '{{input["In"]["name"]}}', qty: 1 } },
+      { name: 'Bolt' },
+    );
     expect(inserted.rowCount).toBe(1);
     if (pg) expect(inserted.rows).toEqual([{ sku: 'B-1', name: 'Bolt', qty: 1 }]);
 
-    const updated = await run('databaseNode', { table, operation: 'update', values: { qty: 5 }, where: { sku: 'B-1' } });
+    const updated = await run('databaseNode', {
+      table,
+      operation: 'update',
+      values: { qty: 5 },
+      where: { sku: 'B-1' },
+    });
     expect(updated.rowCount).toBe(1);
 
-    await run('databaseNode', { table, operation: 'upsert', values: { sku: 'B-1', name: 'Bolt v2', qty: 6 }, conflictColumns: ['sku'] });
-    await run('databaseNode', { table, operation: 'upsert', values: { sku: 'B-2', name: 'Nut', qty: 1 }, conflictColumns: ['sku'] });
+    await run('databaseNode', {
+      table,
+      operation: 'upsert',
+      values: { sku: 'B-1', name: 'Bolt v2', qty: 6 },
+      conflictColumns: ['sku'],
+    });
+    await run('databaseNode', {
+      table,
+      operation: 'upsert',
+      values: { sku: 'B-2', name: 'Nut', qty: 1 },
+      conflictColumns: ['sku'],
+    });
 
     const selected = await run('databaseNode', { table, operation: 'select', where: { sku: 'B-1' }, limit: 10 });
     expect(selected.rows).toEqual([{ sku: 'B-1', name: 'Bolt v2', qty: 6 }]);

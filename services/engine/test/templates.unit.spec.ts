@@ -26,8 +26,16 @@ describe('templates', () => {
   });
 
   test('resolves nested configs and leaves skipped keys raw', () => {
-    const config = { code: 'return {{input}}', url: 'http://h/{{input["Webhook"]["name"]}}', list: ['{{input["Webhook"]["nested"]["n"]}}'] };
-    expect(resolveTemplates(config, input, ['code'])).toEqual({ code: 'return {{input}}', url: 'http://h/Ada', list: [3] });
+    const config = {
+      code: 'return {{input}}',
+      url: 'http://h/{{input["Webhook"]["name"]}}',
+      list: ['{{input["Webhook"]["nested"]["n"]}}'],
+    };
+    expect(resolveTemplates(config, input, ['code'])).toEqual({
+      code: 'return {{input}}',
+      url: 'http://h/Ada',
+      list: [3],
+    });
   });
 
   test('a malformed template is an error', () => {

@@ -100,7 +100,11 @@ export const executionEventSchemas: Record<ExecutionEventType, { schemaVersion: 
       failedNode: {
         anyOf: [
           { type: 'null' },
-          { type: 'object', required: ['id', 'name', 'type', 'error'], properties: { id, name: str, type: str, error: str } },
+          {
+            type: 'object',
+            required: ['id', 'name', 'type', 'error'],
+            properties: { id, name: str, type: str, error: str },
+          },
         ],
       },
       attempt: { type: 'integer', minimum: 1 },

@@ -14,6 +14,7 @@ export interface JetStreamPublisherOptions {
 
 /** Publishes committed events to a JetStream stream (created when missing). */
 export class JetStreamPublisher implements EventPublisher {
+  readonly enforcesPreviousMsgId = true;
   private readonly js: JetStreamClient;
   private readonly stream: string;
   private readonly encoder = new TextEncoder();
@@ -42,13 +43,19 @@ export class JetStreamPublisher implements EventPublisher {
     return new JetStreamPublisher(nc, jsm, stream);
   }
 
-  async publish(subject: string, envelope: PublishedEventEnvelope, msgId: string): Promise<void> {
+  async publish(
+    subject: string,
+    envelope: PublishedEventEnvelope,
+    msgId: string,
+    previousMsgId?: string,
+  ): Promise<void> {
     const hdrs = headers();
     hdrs.set(POSITION_HEADER, String(envelope.position));
     await this.js.publish(subject, this.encoder.encode(JSON.stringify(envelope)), {
       msgID: msgId,
       headers: hdrs,
-      expect: { streamName: this.stream },
+      // Nats-Expected-Last-Msg-Id: a message whose predecessor failed fails too, never overtakes it.
+      expect: previousMsgId ? { streamName: this.stream, lastMsgID: previousMsgId } : { streamName: this.stream },
     });
   }
 

@@ -5,7 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import { sql } from 'kysely';
+import { JetStreamPublisher } from '../adapters/jetstream-publisher.js';
+import { OutboxRelay } from '../outbox/outbox-relay.js';
 import { openDatabase, type Database } from '../adapters/postgres/open-database.js';
 import { PostgresEventStore } from '../adapters/postgres/postgres-event-store.js';
 import type { NewEvent } from '../event-store.js';
@@ -66,7 +70,37 @@ async function benchStore(label: string, database: Database): Promise<void> {
       position = page[page.length - 1]!.position;
     }
   });
+  await benchRelay(store);
   await store.close();
+}
+
+/** Outbox relay to a JetStream stream of its own (deleted afterwards), when NATS is reachable. */
+async function benchRelay(store: PostgresEventStore): Promise<void> {
+  const url = process.env.WEFT_BENCH_NATS_URL ?? 'nats://127.0.0.1:4222';
+  const nc = await connect({ servers: url, timeout: 2_000 }).catch(() => undefined);
+  if (!nc) {
+    console.log(`  outbox relay skipped: no NATS at ${url}`);
+    return;
+  }
+  const id = randomUUID().replaceAll('-', '').slice(0, 12);
+  const stream = `WEFT_BENCH_${id}`;
+  const prefix = `weft-bench-${id}`;
+  try {
+    const publisher = await JetStreamPublisher.create(nc, { stream, subjects: [`${prefix}.>`] });
+    const head = await store.headPosition();
+    const relay = new OutboxRelay(store, publisher, {
+      name: `bench-relay-${id}`,
+      subjectFor: (event) => `${prefix}.${event.type}`,
+    });
+    await timed('outbox relay to JetStream', head, 'events', async () => {
+      relay.start();
+      await relay.waitForPosition(head);
+    });
+    await relay.stop();
+  } finally {
+    await (await jetstreamManager(nc)).streams.delete(stream).catch(() => false);
+    await nc.close();
+  }
 }
 
 async function main(): Promise<void> {

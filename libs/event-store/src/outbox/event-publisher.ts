@@ -2,8 +2,17 @@ import type { PublishedEventEnvelope } from '@weft/contracts';
 
 /** Where the outbox relay publishes committed events: JetStream, or an in-memory bus when embedded. */
 export interface EventPublisher {
-  /** Resolves once the message is stored; `msgId` deduplicates a repeated publish. */
-  publish(subject: string, envelope: PublishedEventEnvelope, msgId: string): Promise<void>;
+  /**
+   * True when `publish` honours `previousMsgId` (JetStream does): the relay then pipelines a whole
+   * batch. Otherwise it publishes one message at a time, which keeps order without that help.
+   */
+  readonly enforcesPreviousMsgId?: boolean;
+  /**
+   * Resolves once the message is stored; `msgId` deduplicates a repeated publish. When
+   * `previousMsgId` is given, the destination must refuse the message unless its last stored
+   * message has that id: the relay pipelines publishes, and this keeps them gap-free and in order.
+   */
+  publish(subject: string, envelope: PublishedEventEnvelope, msgId: string, previousMsgId?: string): Promise<void>;
   /** Position of the last event stored at the destination, 0 when none. */
   lastPublishedPosition(): Promise<number>;
 }

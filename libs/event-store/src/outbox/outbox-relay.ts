@@ -53,6 +53,7 @@ export class OutboxRelay {
   ) {
     const name = options.name ?? 'outbox-relay';
     const subjectFor = options.subjectFor ?? eventSubject;
+    let previousMsgId: string | undefined;
     const lock = (this.lock =
       store.database.dialect === 'postgres'
         ? new SessionAdvisoryLock(store.database, [RELAY_LOCK_NAMESPACE, store.eventsTableOid])
@@ -72,14 +73,29 @@ export class OutboxRelay {
           loadCheckpoint(store.db, 'subscription_checkpoints', name),
           publisher.lastPublishedPosition(),
         ]);
+        // The chain of expected predecessors starts at the destination's last message, if it is ours.
+        previousMsgId = published > 0 && published >= saved ? eventMessageId(published) : undefined;
         return Math.max(saved, published);
       },
       handleBatch: async (events, reached) => {
-        for (const event of events) {
-          // A leader whose lock connection died stops at once; it resumes only after winning again.
-          if (!lock.isHeld()) throw new StandingByError();
-          // One at a time: a failed publish must never let a later event overtake it.
-          await publisher.publish(subjectFor(event), toEnvelope(event), eventMessageId(event.position));
+        // A leader whose lock connection died stops at once; it resumes only after winning again.
+        if (!lock.isHeld()) throw new StandingByError();
+        if (publisher.enforcesPreviousMsgId) {
+          // Pipelined, each message naming its predecessor: a failed publish fails all later ones
+          // of the batch, so nothing overtakes it; the loop then resumes from the destination's last.
+          const publishes = events.map((event) => {
+            const msgId = eventMessageId(event.position);
+            const published = publisher.publish(subjectFor(event), toEnvelope(event), msgId, previousMsgId);
+            previousMsgId = msgId;
+            return published;
+          });
+          const failed = (await Promise.allSettled(publishes)).find((result) => result.status === 'rejected');
+          if (failed) throw failed.reason;
+        } else {
+          // One at a time: without the predecessor check, a failed publish must not be overtaken.
+          for (const event of events) {
+            await publisher.publish(subjectFor(event), toEnvelope(event), eventMessageId(event.position));
+          }
         }
         await saveCheckpoint(store.db, 'subscription_checkpoints', name, reached);
       },

@@ -89,8 +89,12 @@ export class ExecutionApi {
     if (process.organization_id !== rest.organizationId) throw notFound(`process ${rest.processId} not found`);
     chooseTriggerNode(process, rest.inputNodeId);
     const executionId = rest.executionId || randomUUID();
-    const record = await this.runAndWait({ ...rest, executionId }, Math.min(waitSeconds ?? DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS));
-    if (!record) throw new ProblemError(503, `execution ${executionId} was accepted but has not started yet`, { executionId });
+    const record = await this.runAndWait(
+      { ...rest, executionId },
+      Math.min(waitSeconds ?? DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS),
+    );
+    if (!record)
+      throw new ProblemError(503, `execution ${executionId} was accepted but has not started yet`, { executionId });
     return record;
   }
 
@@ -167,7 +171,9 @@ export class ExecutionApi {
     if (raw === undefined || raw === '') return DEFAULT_WAIT_SECONDS;
     const value = Number(raw);
     if (!Number.isFinite(value) || value < 0 || value > MAX_WAIT_SECONDS) {
-      throw badRequest('invalid waitSeconds', [{ path: '/query/waitSeconds', message: `must be a number from 0 to ${MAX_WAIT_SECONDS}` }]);
+      throw badRequest('invalid waitSeconds', [
+        { path: '/query/waitSeconds', message: `must be a number from 0 to ${MAX_WAIT_SECONDS}` },
+      ]);
     }
     return value;
   }
@@ -177,7 +183,8 @@ export class ExecutionApi {
     if (!processId || !UUID.test(processId)) throw notFound(`process ${processId ?? ''} not found`);
     mayTouchProcess(actor, processId);
     const process = await this.deps.directory.getProcess(processId, actor.system ? undefined : actor.organizationId);
-    if (!actor.system && process.organization_id !== actor.organizationId) throw notFound(`process ${processId} not found`);
+    if (!actor.system && process.organization_id !== actor.organizationId)
+      throw notFound(`process ${processId} not found`);
     return process;
   }
 

@@ -15,7 +15,7 @@ import { compileGraph, GraphError, snapshotOf, type ExecutionGraph } from '../do
 import { chooseTriggerNode } from '../domain/graph/trigger-node.js';
 import type { NodeExecutorRegistry } from '../domain/nodes/node-executor.js';
 import type { ErrorNotifier, ExecutionLeases, ProcessDirectory } from './engine-ports.js';
-import { ExecutionEventWriter } from './execution-event-writer.js';
+import { ExecutionEventWriter, type CommitBatch } from './execution-event-writer.js';
 import { ExecutionRun } from './execution-run.js';
 import { runGraph, type CompletedNode, type RunOutcome } from './graph-runner.js';
 
@@ -34,6 +34,10 @@ export interface ExecutionEngineDeps {
   now?: () => Date;
   /** Delay before retry `attempt` (2, 3 ...); default 1 s doubling, at most 60 s. */
   retryDelayMs?: (attempt: number) => number;
+  /** Writes a group commit; default the store's appendMany (with the projection registered inline). */
+  commit?: CommitBatch;
+  /** True when `commit` takes and drops leases with ExecutionStarted and terminal events. */
+  leasesFollowEvents?: boolean;
   /** Lease renewal and orphan scan period; default 5 s. */
   maintenanceMs?: number;
 }
@@ -62,7 +66,7 @@ export class ExecutionEngine {
   private stopping = false;
 
   constructor(private readonly deps: ExecutionEngineDeps) {
-    this.writer = new ExecutionEventWriter(deps.store);
+    this.writer = new ExecutionEventWriter(deps.commit ?? (async (batch) => void (await deps.store.appendMany(batch))));
     this.now = deps.now ?? (() => new Date());
   }
 
@@ -70,7 +74,9 @@ export class ExecutionEngine {
   startMaintenance(): void {
     const period = this.deps.maintenanceMs ?? 5000;
     const tick = (): void => {
-      void this.maintain().catch((error: unknown) => this.deps.logger.warn({ err: error }, 'engine maintenance failed'));
+      void this.maintain().catch((error: unknown) =>
+        this.deps.logger.warn({ err: error }, 'engine maintenance failed'),
+      );
     };
     this.maintenance = setInterval(tick, period);
     this.maintenance.unref();
@@ -102,13 +108,11 @@ export class ExecutionEngine {
    * execution in the background. A request whose execution already exists is a no-op.
    */
   async start(request: ExecutionRequest): Promise<'started' | 'duplicate'> {
-    const streamId = executionStreamId(request.executionId);
-    if ((await this.deps.store.streamVersion(streamId)) > 0) return 'duplicate';
     const process = await this.deps.directory.getProcess(request.processId, request.organizationId);
     if (process.organization_id !== request.organizationId) throw notFound(`process ${request.processId} not found`);
     const triggerNodeId = chooseTriggerNode(process, request.inputNodeId);
     const graph = this.graphOf(process);
-    if (!(await this.deps.leases.claimNew(request.executionId))) return 'duplicate';
+    if (!this.deps.leasesFollowEvents && !(await this.deps.leases.claimNew(request.executionId))) return 'duplicate';
     const metadata: EventMetadata = {
       actorId: request.triggeredByUserId ?? undefined,
       actorName: request.triggeredByUserName,
@@ -139,8 +143,8 @@ export class ExecutionEngine {
     try {
       await run.flushed();
     } catch (error) {
-      await this.deps.leases.release(request.executionId).catch(() => undefined);
       if (error instanceof WrongExpectedVersionError) return 'duplicate';
+      await this.deps.leases.release(request.executionId).catch(() => undefined);
       throw error;
     }
     this.launch(run, graph);
@@ -156,9 +160,12 @@ export class ExecutionEngine {
       await this.deps.leases.release(executionId);
       return false;
     }
-    const metadata = (stored[0]?.metadata ?? {}) as EventMetadata;
+    const metadata: EventMetadata = stored[0]?.metadata ?? {};
     const run = this.newRun(executionId, state, stored.length, metadata);
-    this.deps.logger.info({ executionId, completedNodes: [...state.nodeRuns.values()].filter((r) => r.status === 'completed').length }, 'resuming execution');
+    this.deps.logger.info(
+      { executionId, completedNodes: [...state.nodeRuns.values()].filter((r) => r.status === 'completed').length },
+      'resuming execution',
+    );
     this.launch(run, compileGraph(state.started.graphSnapshot));
     return true;
   }
@@ -175,12 +182,15 @@ export class ExecutionEngine {
     for (let attempt = 0; ; attempt++) {
       const stored = await this.deps.store.readStream(executionStreamId(executionId));
       const state = foldExecution(stored.map((event) => ({ type: event.type, data: event.data }) as ExecutionEvent));
-      const events = decide({ type: 'CancelExecution', data: { cancelledByUserId }, metadata: { now: this.now() } }, state);
+      const events = decide(
+        { type: 'CancelExecution', data: { cancelledByUserId }, metadata: { now: this.now() } },
+        state,
+      );
       try {
-        await this.deps.store.append(
+        await this.writer.append(
           executionStreamId(executionId),
           events.map((event) => ({ type: event.type, data: event.data, metadata: stored[0]?.metadata ?? {} })),
-          { expectedVersion: stored.length },
+          stored.length,
         );
         return;
       } catch (error) {
@@ -210,7 +220,10 @@ export class ExecutionEngine {
       // Another replica may run it: poll the read model, slowly (the local path answers at once).
       const poll = setInterval(() => {
         if (this.active.has(executionId)) return;
-        void isFinishedElsewhere().then((finished) => finished && done(true), () => undefined);
+        void isFinishedElsewhere().then(
+          (finished) => finished && done(true),
+          () => undefined,
+        );
       }, 250);
     });
   }
@@ -227,12 +240,11 @@ export class ExecutionEngine {
   }
 
   private newRun(executionId: string, state: ExecutionState, version: number, metadata: EventMetadata): ExecutionRun {
-    let run: ExecutionRun | undefined = undefined;
-    run = new ExecutionRun(executionId, state, version, metadata, this.writer, this.now, (error) => {
-      if (!(error instanceof WrongExpectedVersionError)) this.deps.logger.error({ err: error, executionId }, 'execution write failed');
+    return new ExecutionRun(executionId, state, version, metadata, this.writer, this.now, (error) => {
+      if (!(error instanceof WrongExpectedVersionError))
+        this.deps.logger.error({ err: error, executionId }, 'execution write failed');
       this.active.get(executionId)?.controller.abort(CONFLICT);
     });
-    return run;
   }
 
   /** Compiled once per process revision and shared by its executions. */
@@ -257,7 +269,9 @@ export class ExecutionEngine {
     const active: ActiveExecution = { run, controller, done: Promise.resolve() };
     this.active.set(run.executionId, active);
     active.done = this.drive(run, graph, controller)
-      .catch((error: unknown) => this.deps.logger.error({ err: error, executionId: run.executionId }, 'execution stopped'))
+      .catch((error: unknown) =>
+        this.deps.logger.error({ err: error, executionId: run.executionId }, 'execution stopped'),
+      )
       .finally(() => {
         this.active.delete(run.executionId);
         for (const waiter of [...(this.finishWaiters.get(run.executionId) ?? [])]) waiter();
@@ -269,21 +283,35 @@ export class ExecutionEngine {
     const deadline = Date.parse(started.startedAt) + started.timeoutSeconds * 1000;
     const timer = setTimeout(() => controller.abort(TIMEOUT), Math.max(0, deadline - this.now().getTime()));
     let reason: unknown = null;
+    let ended = false;
     try {
       for (;;) {
         const outcome = await this.runOnce(run, graph, controller.signal);
         if (outcome.status === 'completed') {
-          run.execute({ type: 'CompleteExecution', data: { outputData: outputsOf(graph, outcome) }, metadata: { now: this.now() } });
+          run.execute({
+            type: 'CompleteExecution',
+            data: { outputData: outputsOf(graph, outcome) },
+            metadata: { now: this.now() },
+          });
           break;
         }
         if (outcome.status === 'aborted') {
           reason = outcome.reason;
           break;
         }
-        const failedNode: FailedNodeInfo = { id: outcome.node.id, name: outcome.node.label, type: outcome.node.type, error: outcome.error };
+        const failedNode: FailedNodeInfo = {
+          id: outcome.node.id,
+          name: outcome.node.label,
+          type: outcome.node.type,
+          error: outcome.error,
+        };
         if (run.state.attempt <= started.maxRetries) {
           const delay = (this.deps.retryDelayMs ?? defaultRetryDelay)(run.state.attempt + 1);
-          run.execute({ type: 'ScheduleRetry', data: { retryAt: new Date(this.now().getTime() + delay) }, metadata: { now: this.now() } });
+          run.execute({
+            type: 'ScheduleRetry',
+            data: { retryAt: new Date(this.now().getTime() + delay) },
+            metadata: { now: this.now() },
+          });
           try {
             await sleep(delay, controller.signal);
           } catch {
@@ -298,16 +326,19 @@ export class ExecutionEngine {
           metadata: { now: this.now() },
         });
         await run.flushed();
+        ended = true;
         this.notifyFailure(run, 'failed', `${failedNode.name}: ${failedNode.error}`, failedNode);
         return;
       }
       if (reason === TIMEOUT && !isFinished(run.state)) {
         run.execute({ type: 'TimeOutExecution', data: {}, metadata: { now: this.now() } });
         await run.flushed();
+        ended = true;
         this.notifyFailure(run, 'timeout', `execution exceeded its timeout of ${started.timeoutSeconds} s`, null);
         return;
       }
       await run.flushed();
+      ended = isFinished(run.state);
     } catch (error) {
       if (error instanceof WrongExpectedVersionError || error instanceof ProblemError) {
         // The stream moved elsewhere (a cancel, or another engine took over): nothing left to do here.
@@ -317,8 +348,9 @@ export class ExecutionEngine {
       throw error;
     } finally {
       clearTimeout(timer);
-      // Released on shutdown too: the events are flushed, so another engine may resume at once.
-      await this.deps.leases.release(run.executionId).catch(() => undefined);
+      // The terminal event's commit dropped the lease; otherwise (shutdown, hand-over) it is released
+      // here, since the events are flushed and another engine may resume at once.
+      if (!ended || !this.deps.leasesFollowEvents) await this.deps.leases.release(run.executionId).catch(() => undefined);
     }
   }
 
@@ -349,7 +381,12 @@ export class ExecutionEngine {
     });
   }
 
-  private notifyFailure(run: ExecutionRun, status: 'failed' | 'timeout', error: string, failedNode: FailedNodeInfo | null): void {
+  private notifyFailure(
+    run: ExecutionRun,
+    status: 'failed' | 'timeout',
+    error: string,
+    failedNode: FailedNodeInfo | null,
+  ): void {
     const started = run.state.started!;
     if (!started.errorWebhookUrl) return;
     this.deps.errorNotifier.notify(started.errorWebhookUrl, {
@@ -381,7 +418,10 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   });
 
 /** output_data: every completed output node of the main graph, keyed by label. */
-function outputsOf(graph: ExecutionGraph, outcome: Extract<RunOutcome, { status: 'completed' }>): Record<string, unknown> {
+function outputsOf(
+  graph: ExecutionGraph,
+  outcome: Extract<RunOutcome, { status: 'completed' }>,
+): Record<string, unknown> {
   const outputs: Record<string, unknown> = {};
   for (const [nodeId, result] of outcome.results) {
     const node = graph.nodes.get(nodeId);

@@ -1,16 +1,20 @@
-import { WrongExpectedVersionError, type EventStore, type NewEvent, type StreamAppend } from '@weft/event-store';
+import { WrongExpectedVersionError, type NewEvent, type StreamAppend } from '@weft/event-store';
 
 /**
  * Group commit for execution events: appends from every running execution are gathered while
  * the previous transaction commits and written together with one `appendMany` (one transaction,
  * inline projections included). A run awaits only the commits it needs (its start, its end),
- * not one commit per node. When a batch fails on one stream's expected version, the streams are
+ * not one commit per node. `commit` writes one batch in one transaction (the store's appendMany,
+ * or the engine's own transaction that also updates its read models and leases). When a batch fails on one stream's expected version, the streams are
  * retried one by one so only the stream that changed elsewhere (a cancel) sees the conflict.
  */
 interface PendingAppend extends StreamAppend {
   resolve: () => void;
   reject: (error: unknown) => void;
 }
+
+/** Writes appends to several streams in one transaction, all or nothing. */
+export type CommitBatch = (batch: readonly StreamAppend[]) => Promise<void>;
 
 export interface ExecutionEventWriterOptions {
   /** Upper bound of events in one transaction. */
@@ -23,7 +27,7 @@ export class ExecutionEventWriter {
   private readonly maxBatchEvents: number;
 
   constructor(
-    private readonly store: EventStore,
+    private readonly commit: CommitBatch,
     options: ExecutionEventWriterOptions = {},
   ) {
     this.maxBatchEvents = options.maxBatchEvents ?? 5000;
@@ -58,7 +62,10 @@ export class ExecutionEventWriter {
   private takeBatch(): PendingAppend[] {
     let events = 0;
     let count = 0;
-    while (count < this.queue.length && (count === 0 || events + (this.queue[count] as PendingAppend).events.length <= this.maxBatchEvents)) {
+    while (
+      count < this.queue.length &&
+      (count === 0 || events + (this.queue[count] as PendingAppend).events.length <= this.maxBatchEvents)
+    ) {
       events += (this.queue[count] as PendingAppend).events.length;
       count++;
     }
@@ -67,7 +74,9 @@ export class ExecutionEventWriter {
 
   private async write(batch: PendingAppend[]): Promise<void> {
     try {
-      await this.store.appendMany(batch.map(({ streamId, events, expectedVersion }) => ({ streamId, events, expectedVersion })));
+      await this.commit(
+        batch.map(({ streamId, events, expectedVersion }) => ({ streamId, events, expectedVersion })),
+      );
       for (const item of batch) item.resolve();
     } catch (error) {
       if (!(error instanceof WrongExpectedVersionError) || batch.length === 1) {
@@ -83,7 +92,7 @@ export class ExecutionEventWriter {
           continue;
         }
         try {
-          await this.store.append(item.streamId, item.events, { expectedVersion: item.expectedVersion });
+          await this.commit([{ streamId: item.streamId, events: item.events, expectedVersion: item.expectedVersion }]);
           item.resolve();
         } catch (single) {
           failed.set(item.streamId, single);

@@ -58,7 +58,11 @@ export class ExecutionRun {
   /** Resolves when every event so far is committed; rejects with the first write failure. */
   async flushed(): Promise<void> {
     await Promise.all(this.pendingWrites);
-    if (this.writeFailure !== null) throw this.writeFailure;
+    if (this.writeFailure !== null) {
+      throw this.writeFailure instanceof Error
+        ? this.writeFailure
+        : new Error('execution write failed', { cause: this.writeFailure });
+    }
   }
 
   /** The graph runner's listener: each step becomes a command on this run. */
@@ -76,12 +80,22 @@ export class ExecutionRun {
       nodeCompleted: (node: GraphNode, result: CompletedNode, iteration, _at, durationMs) => {
         this.execute({
           type: 'CompleteNode',
-          data: { nodeId: node.id, outputData: result.output, handles: [...result.handles], durationMs, ...where(iteration) },
+          data: {
+            nodeId: node.id,
+            outputData: result.output,
+            handles: [...result.handles],
+            durationMs,
+            ...where(iteration),
+          },
           metadata: meta(),
         });
       },
       nodeFailed: (node: GraphNode, error, iteration, _at, durationMs) => {
-        this.execute({ type: 'FailNode', data: { nodeId: node.id, error, durationMs, ...where(iteration) }, metadata: meta() });
+        this.execute({
+          type: 'FailNode',
+          data: { nodeId: node.id, error, durationMs, ...where(iteration) },
+          metadata: meta(),
+        });
       },
       nodeSkipped: (node: GraphNode, iteration) => {
         this.execute({

@@ -110,7 +110,8 @@ export async function runGraph(input: RunGraphInput): Promise<RunOutcome> {
       const body = graph.loopBodies.get(loopId) ?? new Set<string>();
       const nested = new Set<string>();
       for (const id of body) {
-        if (graph.nodes.get(id)?.type === 'loopNode') for (const inner of graph.loopBodies.get(id) ?? []) nested.add(inner);
+        if (graph.nodes.get(id)?.type === 'loopNode')
+          for (const inner of graph.loopBodies.get(id) ?? []) nested.add(inner);
       }
       scope = new Set([...body].filter((id) => !nested.has(id)));
       bodyScopes.set(loopId, scope);
@@ -148,7 +149,7 @@ export async function runGraph(input: RunGraphInput): Promise<RunOutcome> {
       const fail = (error: unknown): void => {
         if (settled) return;
         settled = true;
-        rejectScope(error);
+        rejectScope(error instanceof Error ? error : new Error(String(error)));
       };
 
       const skip = (node: GraphNode): void => {
@@ -171,7 +172,11 @@ export async function runGraph(input: RunGraphInput): Promise<RunOutcome> {
         if (active.length === 0) return skip(node);
         const parents = active.map((edge) => {
           const parent = resultOf(edge.source) as { status: 'completed' } & CompletedNode;
-          return { label: (graph.nodes.get(edge.source) as GraphNode).label, input: parent.input, output: parent.output };
+          return {
+            label: (graph.nodes.get(edge.source) as GraphNode).label,
+            input: parent.input,
+            output: parent.output,
+          };
         });
         run(node, mergeNodeInput(parents)).catch(fail);
       };
@@ -237,7 +242,8 @@ export async function runGraph(input: RunGraphInput): Promise<RunOutcome> {
           throw new NodeRunFailed(node, message);
         }
         if (internal.signal.aborted) return;
-        const output = node.config.passthroughFiles === true ? withPassthroughFiles(result.output, nodeInput) : result.output;
+        const output =
+          node.config.passthroughFiles === true ? withPassthroughFiles(result.output, nodeInput) : result.output;
         const completed: CompletedNode = { input: nodeInput, output, handles: result.handles ?? ['output'] };
         const at = input.now();
         input.listener.nodeCompleted(node, completed, iteration, at, at.getTime() - startedAt.getTime());

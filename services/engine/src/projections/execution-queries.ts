@@ -14,7 +14,11 @@ import type {
 type Row = Record<string, unknown>;
 
 const iso = (value: unknown): string | null =>
-  value === null || value === undefined ? null : value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString();
+  value === null || value === undefined
+    ? null
+    : value instanceof Date
+      ? value.toISOString()
+      : new Date(value as string).toISOString();
 const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 const parsed = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : (value ?? null));
 
@@ -127,7 +131,9 @@ export async function executionStats(db: Db, processId: string): Promise<Executi
   for (const row of counts) byStatus[String(row.status)] = Number(row.count);
   const durations = await sql<{ avg_ms: string | null; p95_ms: string | null }>`
     SELECT avg(duration_ms) AS avg_ms, percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms) AS p95_ms
-    FROM engine_executions WHERE process_id = ${processId} AND status <> 'running' AND duration_ms IS NOT NULL`.execute(db);
+    FROM engine_executions WHERE process_id = ${processId} AND status <> 'running' AND duration_ms IS NOT NULL`.execute(
+    db,
+  );
   const byNode = await sql<{ node_id: string; node_name: string | null; n: string }>`
     SELECT failed_node_id AS node_id, max(failed_node_name) AS node_name, count(*) AS n FROM engine_executions
     WHERE process_id = ${processId} AND status = 'failed' AND failed_node_id IS NOT NULL
@@ -139,7 +145,8 @@ export async function executionStats(db: Db, processId: string): Promise<Executi
   const count = (status: ExecutionStatus): number => byStatus[status] ?? 0;
   const finished = count('completed') + count('failed') + count('timeout') + count('cancelled');
   const stats = durations.rows[0];
-  const seconds = (ms: string | null | undefined): number => (ms === null || ms === undefined ? 0 : Math.round(Number(ms)) / 1000);
+  const seconds = (ms: string | null | undefined): number =>
+    ms === null || ms === undefined ? 0 : Math.round(Number(ms)) / 1000;
   return {
     process_id: processId,
     total_runs: finished + count('running'),
@@ -152,7 +159,11 @@ export async function executionStats(db: Db, processId: string): Promise<Executi
     average_duration_seconds: seconds(stats?.avg_ms),
     p95_duration_seconds: seconds(stats?.p95_ms),
     failure_breakdown: {
-      by_node: byNode.rows.map((r) => ({ node_id: r.node_id, node_name: r.node_name ?? r.node_id, count: Number(r.n) })),
+      by_node: byNode.rows.map((r) => ({
+        node_id: r.node_id,
+        node_name: r.node_name ?? r.node_id,
+        count: Number(r.n),
+      })),
       by_error: byError.rows.map((r) => ({ error_message: r.error_message, count: Number(r.n) })),
     },
   };

@@ -28,12 +28,16 @@ export const engineMigrations: Migration[] = [
           graph_snapshot jsonb NOT NULL
         )`.execute(db);
       // History pages: newest first per process, optionally by status; stable order on ties.
-      await sql`CREATE INDEX engine_executions_history ON engine_executions (process_id, started_at DESC, id DESC)`.execute(db);
+      await sql`CREATE INDEX engine_executions_history ON engine_executions (process_id, started_at DESC, id DESC)`.execute(
+        db,
+      );
       await sql`CREATE INDEX engine_executions_history_status ON engine_executions (process_id, status, started_at DESC, id DESC)`.execute(
         db,
       );
       // Resume after a crash: the running ones.
-      await sql`CREATE INDEX engine_executions_running ON engine_executions (started_at) WHERE status = 'running'`.execute(db);
+      await sql`CREATE INDEX engine_executions_running ON engine_executions (started_at) WHERE status = 'running'`.execute(
+        db,
+      );
       await sql`
         CREATE TABLE engine_node_states (
           execution_id uuid NOT NULL,

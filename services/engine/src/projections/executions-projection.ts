@@ -1,181 +1,174 @@
 import { sql } from 'kysely';
 import type { Projection, StoredEvent, Trx } from '@weft/event-store';
 import { EXECUTION_EVENT_TYPES, type ExecutionEvent } from '../domain/execution/events.js';
+import { applyToRows, emptyRowSet, type ExecutionRow, type ExecutionRowSet, type NodeStateRow } from './execution-rows.js';
 
 /**
- * Inline projection of execution events into the history tables: one row per execution, one per
- * node (every node of the snapshot starts `pending`), and counts per process and status. Runs in
- * the append transaction, so a read right after a write sees it; `reset` + replay rebuilds it.
+ * Projection of execution events into the history tables: one row per execution, one per node
+ * (every node of the snapshot starts `pending`), counts per process and status. The engine
+ * applies a whole group commit at once (`applyExecutionEvents`, same transaction as the events):
+ * it loads the rows the batch touches, folds the events over them and writes each changed row
+ * once. `apply` (rebuild, other stores) is the same fold over one event.
  */
-const jsonb = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value));
+const EXECUTION_TYPES = new Set<string>(EXECUTION_EVENT_TYPES);
+const NODE_ROWS_PER_STATEMENT = 2000;
 
-async function moveCount(trx: Trx, processId: string, from: string | null, to: string): Promise<void> {
-  if (from) {
-    await sql`UPDATE engine_execution_counts SET count = count - 1 WHERE process_id = ${processId} AND status = ${from}`.execute(trx);
+const jsonb = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));
+const iso = (value: unknown): string | null =>
+  value === null || value === undefined ? null : value instanceof Date ? value.toISOString() : new Date(value as string).toISOString();
+const parsed = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : (value ?? null));
+const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
+const executionFromDb = (row: Record<string, unknown>): ExecutionRow => ({
+  id: String(row.id),
+  process_id: String(row.process_id),
+  organization_id: String(row.organization_id),
+  status: String(row.status),
+  started_at: iso(row.started_at) as string,
+  completed_at: iso(row.completed_at),
+  duration_ms: num(row.duration_ms),
+  error_message: (row.error_message as string | null) ?? null,
+  triggered_by_user_id: (row.triggered_by_user_id as string | null) ?? null,
+  trigger_node_id: String(row.trigger_node_id),
+  attempt: Number(row.attempt),
+  failed_node_id: (row.failed_node_id as string | null) ?? null,
+  failed_node_name: (row.failed_node_name as string | null) ?? null,
+  input_data: parsed(row.input_data),
+  output_data: parsed(row.output_data),
+  graph_snapshot: parsed(row.graph_snapshot),
+});
+
+const nodeFromDb = (row: Record<string, unknown>): NodeStateRow => ({
+  execution_id: String(row.execution_id),
+  node_id: String(row.node_id),
+  position: Number(row.position),
+  node_name: String(row.node_name),
+  node_type: String(row.node_type),
+  status: String(row.status),
+  started_at: iso(row.started_at),
+  completed_at: iso(row.completed_at),
+  duration_ms: num(row.duration_ms),
+  input_data: parsed(row.input_data),
+  output_data: parsed(row.output_data),
+  error: (row.error as string | null) ?? null,
+  iterations: num(row.iterations),
+});
+
+async function loadRows(trx: Trx, events: readonly ExecutionEvent[]): Promise<ExecutionRowSet> {
+  const rows = emptyRowSet();
+  const startedHere = new Set(events.filter((e) => e.type === 'ExecutionStarted').map((e) => e.data.executionId));
+  const toLoad = [...new Set(events.map((e) => e.data.executionId))].filter((id) => !startedHere.has(id));
+  if (toLoad.length === 0) return rows;
+  const executions = await trx.selectFrom('engine_executions').selectAll().where('id', 'in', toLoad).execute();
+  for (const row of executions) rows.executions.set(String(row.id), executionFromDb(row));
+  const nodes = await trx.selectFrom('engine_node_states').selectAll().where('execution_id', 'in', toLoad).execute();
+  for (const row of nodes) {
+    const node = nodeFromDb(row);
+    let byNode = rows.nodes.get(node.execution_id);
+    if (!byNode) rows.nodes.set(node.execution_id, (byNode = new Map()));
+    byNode.set(node.node_id, node);
   }
-  await sql`
-    INSERT INTO engine_execution_counts (process_id, status, count) VALUES (${processId}, ${to}, 1)
-    ON CONFLICT (process_id, status) DO UPDATE SET count = engine_execution_counts.count + 1`.execute(trx);
+  return rows;
 }
 
-async function finish(trx: Trx, executionId: string, status: string, fields: Record<string, unknown>): Promise<void> {
-  const row = await trx
-    .updateTable('engine_executions')
-    .set({ status, ...fields })
-    .where('id', '=', executionId)
-    .where('status', '=', 'running')
-    .returning(['process_id'])
-    .executeTakeFirst();
-  if (!row) return;
-  await moveCount(trx, String(row.process_id), 'running', status);
-  // Nodes still running when the execution ended were stopped with it.
-  await trx
-    .updateTable('engine_node_states')
-    .set({ status: 'cancelled' })
-    .where('execution_id', '=', executionId)
-    .where('status', '=', 'running')
-    .execute();
+const excluded = (columns: readonly string[]) => Object.fromEntries(columns.map((c) => [c, sql.ref(`excluded.${c}`)]));
+
+const EXECUTION_COLUMNS = [
+  'process_id',
+  'organization_id',
+  'status',
+  'started_at',
+  'completed_at',
+  'duration_ms',
+  'error_message',
+  'triggered_by_user_id',
+  'trigger_node_id',
+  'attempt',
+  'failed_node_id',
+  'failed_node_name',
+  'input_data',
+  'output_data',
+  'graph_snapshot',
+] as const;
+const NODE_COLUMNS = [
+  'position',
+  'node_name',
+  'node_type',
+  'status',
+  'started_at',
+  'completed_at',
+  'duration_ms',
+  'input_data',
+  'output_data',
+  'error',
+  'iterations',
+] as const;
+
+async function writeRows(trx: Trx, rows: ExecutionRowSet): Promise<void> {
+  const executions = [...rows.changedExecutions].map((id) => rows.executions.get(id) as ExecutionRow);
+  if (executions.length > 0) {
+    await trx
+      .insertInto('engine_executions')
+      .values(
+        executions.map((row) => ({
+          ...row,
+          input_data: jsonb(row.input_data),
+          output_data: jsonb(row.output_data),
+          graph_snapshot: jsonb(row.graph_snapshot),
+        })),
+      )
+      .onConflict((oc) => oc.column('id').doUpdateSet(excluded(EXECUTION_COLUMNS)))
+      .execute();
+  }
+  const nodes = [...rows.changedNodes].map((key) => {
+    const [executionId, nodeId] = key.split('\u0000') as [string, string];
+    return rows.nodes.get(executionId)?.get(nodeId) as NodeStateRow;
+  });
+  for (let from = 0; from < nodes.length; from += NODE_ROWS_PER_STATEMENT) {
+    await trx
+      .insertInto('engine_node_states')
+      .values(
+        nodes.slice(from, from + NODE_ROWS_PER_STATEMENT).map((row) => ({
+          ...row,
+          input_data: jsonb(row.input_data),
+          output_data: jsonb(row.output_data),
+        })),
+      )
+      .onConflict((oc) => oc.columns(['execution_id', 'node_id']).doUpdateSet(excluded(NODE_COLUMNS)))
+      .execute();
+  }
+  const counts = [...rows.countDeltas].filter(([, delta]) => delta !== 0);
+  if (counts.length > 0) {
+    await trx
+      .insertInto('engine_execution_counts')
+      .values(
+        counts.map(([key, delta]) => {
+          const [processId, status] = key.split('\u0000') as [string, string];
+          return { process_id: processId, status, count: delta };
+        }),
+      )
+      .onConflict((oc) =>
+        oc.columns(['process_id', 'status']).doUpdateSet({ count: sql`engine_execution_counts.count + excluded.count` }),
+      )
+      .execute();
+  }
+}
+
+/** Applies every execution event of a commit (others are ignored) with a few statements. */
+export async function applyExecutionEvents(trx: Trx, stored: readonly StoredEvent[]): Promise<void> {
+  const events = stored
+    .filter((event) => EXECUTION_TYPES.has(event.type))
+    .map((event) => ({ type: event.type, data: event.data }) as ExecutionEvent);
+  if (events.length === 0) return;
+  const rows = await loadRows(trx, events);
+  for (const event of events) applyToRows(rows, event);
+  await writeRows(trx, rows);
 }
 
 export const executionsProjection: Projection = {
   name: 'engine-executions',
   eventTypes: EXECUTION_EVENT_TYPES,
-  async apply(trx, stored: StoredEvent) {
-    const event = { type: stored.type, data: stored.data } as ExecutionEvent;
-    switch (event.type) {
-      case 'ExecutionStarted': {
-        const d = event.data;
-        await trx
-          .insertInto('engine_executions')
-          .values({
-            id: d.executionId,
-            process_id: d.processId,
-            organization_id: d.organizationId,
-            status: 'running',
-            started_at: d.startedAt,
-            triggered_by_user_id: d.triggeredByUserId,
-            trigger_node_id: d.triggerNodeId,
-            attempt: 1,
-            input_data: jsonb(d.inputData),
-            graph_snapshot: jsonb(d.graphSnapshot),
-          })
-          .execute();
-        if (d.graphSnapshot.nodes.length > 0) {
-          await trx
-            .insertInto('engine_node_states')
-            .values(
-              d.graphSnapshot.nodes.map((node, position) => ({
-                execution_id: d.executionId,
-                node_id: node.id,
-                position,
-                node_name: typeof node.config.label === 'string' ? node.config.label : node.id,
-                node_type: node.type,
-                status: 'pending',
-              })),
-            )
-            .execute();
-        }
-        await moveCount(trx, d.processId, null, 'running');
-        return;
-      }
-      case 'NodeStarted': {
-        const d = event.data;
-        const inLoop = (d.iteration?.length ?? 0) > 0;
-        await trx
-          .updateTable('engine_node_states')
-          .set({
-            status: 'running',
-            started_at: d.startedAt,
-            completed_at: null,
-            duration_ms: null,
-            input_data: jsonb(d.inputData),
-            error: null,
-            ...(inLoop ? { iterations: sql`coalesce(iterations, 0) + 1` } : {}),
-          })
-          .where('execution_id', '=', d.executionId)
-          .where('node_id', '=', d.nodeId)
-          .execute();
-        return;
-      }
-      case 'NodeCompleted': {
-        const d = event.data;
-        await trx
-          .updateTable('engine_node_states')
-          .set({ status: 'completed', completed_at: d.completedAt, duration_ms: d.durationMs, output_data: jsonb(d.outputData) })
-          .where('execution_id', '=', d.executionId)
-          .where('node_id', '=', d.nodeId)
-          .execute();
-        return;
-      }
-      case 'NodeFailed': {
-        const d = event.data;
-        await trx
-          .updateTable('engine_node_states')
-          .set({ status: 'failed', completed_at: d.completedAt, duration_ms: d.durationMs, error: d.error })
-          .where('execution_id', '=', d.executionId)
-          .where('node_id', '=', d.nodeId)
-          .execute();
-        return;
-      }
-      case 'NodeSkipped': {
-        const d = event.data;
-        // A body node skipped in one iteration may have completed in another: keep the richer state.
-        await trx
-          .updateTable('engine_node_states')
-          .set({ status: 'skipped', completed_at: d.skippedAt })
-          .where('execution_id', '=', d.executionId)
-          .where('node_id', '=', d.nodeId)
-          .where('status', '=', 'pending')
-          .execute();
-        return;
-      }
-      case 'ExecutionRetryScheduled':
-        await trx.updateTable('engine_executions').set({ attempt: event.data.attempt }).where('id', '=', event.data.executionId).execute();
-        return;
-      case 'ExecutionCompleted': {
-        const d = event.data;
-        await finish(trx, d.executionId, 'completed', {
-          completed_at: d.completedAt,
-          duration_ms: Math.round(d.durationSeconds * 1000),
-          output_data: jsonb(d.outputData),
-        });
-        return;
-      }
-      case 'ExecutionFailed': {
-        const d = event.data;
-        await finish(trx, d.executionId, 'failed', {
-          completed_at: d.completedAt,
-          duration_ms: Math.round(d.durationSeconds * 1000),
-          error_message: d.errorMessage,
-          failed_node_id: d.failedNode?.id ?? null,
-          failed_node_name: d.failedNode?.name ?? null,
-          attempt: d.attempt,
-        });
-        return;
-      }
-      case 'ExecutionTimedOut': {
-        const d = event.data;
-        await finish(trx, d.executionId, 'timeout', {
-          completed_at: d.completedAt,
-          duration_ms: Math.round(d.durationSeconds * 1000),
-          error_message: d.errorMessage,
-        });
-        return;
-      }
-      case 'ExecutionCancelled': {
-        const d = event.data;
-        await finish(trx, d.executionId, 'cancelled', {
-          completed_at: d.completedAt,
-          duration_ms: Math.round(d.durationSeconds * 1000),
-        });
-        return;
-      }
-      default: {
-        const unknown: never = event;
-        throw new Error(`unknown execution event ${JSON.stringify(unknown)}`);
-      }
-    }
-  },
+  apply: (trx, event) => applyExecutionEvents(trx, [event]),
   async reset(trx) {
     await sql`DELETE FROM engine_node_states`.execute(trx);
     await sql`DELETE FROM engine_executions`.execute(trx);

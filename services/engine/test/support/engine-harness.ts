@@ -1,3 +1,4 @@
+import { jetstreamManager } from '@nats-io/jetstream';
 import { workQueue, type ExecutionRequest, type HttpCall, type HttpReply, type RequestSpec } from '@weft/contracts';
 import { InMemoryBus, NatsBus, type Actor, type Bus } from '@weft/bus';
 import { loadConfig } from '@weft/config';
@@ -48,7 +49,10 @@ export async function startEngineHarness(
       ? await openDatabase({ dataDir: 'memory://' })
       : await openDatabase({ url: process.env.WEFT_TEST_DATABASE_URL, schema });
   const store = await PostgresEventStore.open(database);
-  const bus: Bus = mode === 'embedded' ? new InMemoryBus() : await NatsBus.connect({ servers: process.env.WEFT_TEST_NATS_URL ?? 'nats://127.0.0.1:4222' });
+  const bus: Bus =
+    mode === 'embedded'
+      ? new InMemoryBus()
+      : await NatsBus.connect({ servers: process.env.WEFT_TEST_NATS_URL ?? 'nats://127.0.0.1:4222' });
   const catalog = shared.catalog ?? new FixtureCatalog();
   const served = mode === 'embedded' ? await catalog.serveOn(bus) : [];
   const queue = shared.queue ?? {
@@ -82,6 +86,10 @@ export async function startEngineHarness(
     async close() {
       await engine.stop();
       for (const subscription of served) await subscription.unsubscribe();
+      // Only the unique stream this harness created is removed; shared streams are never touched.
+      if (bus instanceof NatsBus && !shared.queue) {
+        await (await jetstreamManager(bus.connection)).streams.delete(queue.spec.stream).catch(() => undefined);
+      }
       await bus.close();
       await store.close();
       await database.close();

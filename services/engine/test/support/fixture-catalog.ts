@@ -22,19 +22,23 @@ export class FixtureCatalog implements ProcessDirectory {
 
   async getProcess(processId: string, organizationId?: string): Promise<ProcessRecord> {
     const process = this.processes.get(processId);
-    if (!process || (organizationId && process.organization_id !== organizationId)) throw notFound(`process ${processId} not found`);
+    if (!process || (organizationId && process.organization_id !== organizationId))
+      throw notFound(`process ${processId} not found`);
     return structuredClone(process);
   }
 
   async getConnection(connectionId: string, organizationId: string): Promise<DecryptedConnection> {
     const connection = this.connections.get(connectionId);
-    if (!connection || connection.organizationId !== organizationId) throw notFound(`connection ${connectionId} not found`);
+    if (!connection || connection.organizationId !== organizationId)
+      throw notFound(`connection ${connectionId} not found`);
     return structuredClone(connection);
   }
 
   async serveOn(bus: Bus): Promise<Subscription[]> {
     return [
-      await bus.serve(catalogInternal.getProcess, (request) => this.getProcess(request.processId, request.organizationId)),
+      await bus.serve(catalogInternal.getProcess, (request) =>
+        this.getProcess(request.processId, request.organizationId),
+      ),
       await bus.serve(catalogInternal.getConnectionSecret, (request) =>
         this.getConnection(request.connectionId, request.organizationId),
       ),

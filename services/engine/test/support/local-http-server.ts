@@ -23,7 +23,12 @@ export async function startLocalHttpServer(
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString() };
+      const received = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString(),
+      };
       requests.push(received);
       void Promise.resolve(handler(received, res, requests.length - 1)).catch(() => res.destroy());
     });
@@ -41,7 +46,12 @@ export async function startLocalHttpServer(
   };
 }
 
-export const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
+export const json = (
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void => {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 };

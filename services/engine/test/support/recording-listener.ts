@@ -20,7 +20,13 @@ export class RecordingListener implements RunListener {
     this.steps.push({ step: 'started', label: node.label, iteration, input });
   }
   nodeCompleted(node: GraphNode, result: CompletedNode, iteration: IterationPath): void {
-    this.steps.push({ step: 'completed', label: node.label, iteration, output: result.output, handles: result.handles });
+    this.steps.push({
+      step: 'completed',
+      label: node.label,
+      iteration,
+      output: result.output,
+      handles: result.handles,
+    });
   }
   nodeFailed(node: GraphNode, error: string, iteration: IterationPath): void {
     this.steps.push({ step: 'failed', label: node.label, iteration, error });

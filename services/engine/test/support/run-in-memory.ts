@@ -10,7 +10,8 @@ import { waitNodeExecutor } from '../../src/domain/nodes/wait-node.js';
 import { RecordingListener } from './recording-listener.js';
 
 /** The pure node types; tests add their own stubs for side-effecting ones. */
-export const pureExecutors = (...extra: NodeExecutor<any>[]): NodeExecutorRegistry => // eslint-disable-line @typescript-eslint/no-explicit-any
+
+export const pureExecutors = (...extra: NodeExecutor<any>[]): NodeExecutorRegistry =>
   new Map(
     [inputNodeExecutor, outputNodeExecutor, conditionalNodeExecutor, loopNodeExecutor, waitNodeExecutor, ...extra].map(
       (e) => [e.type, e],

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { migrate, type EventStore, type Projection } from '@weft/event-store';
+import { loadOrCreateSecretKey } from '@weft/runtime';
 import { CATALOG_MIGRATIONS_TABLE, catalogMigrations } from '../projections/catalog-migrations.js';
 import { processProjection } from '../projections/process-projection.js';
 import { versionProjection } from '../projections/version-projection.js';
@@ -11,7 +12,6 @@ import { Collections } from './collections.js';
 import { Connections } from './connections.js';
 import { Schemas } from './schemas.js';
 import { SecretBox } from './secret-box.js';
-import { resolveSecretKey } from './secret-key-file.js';
 import { ProcessCommands } from './process-commands.js';
 import { ProcessQueries } from './process-queries.js';
 
@@ -49,7 +49,8 @@ export async function openCatalogApplication(
   settings: CatalogSettings,
   runtime: Runtime = systemRuntime,
 ): Promise<CatalogApplication> {
-  const secrets = new SecretBox(await resolveSecretKey(settings));
+  // WEFT_SECRET_KEY, or (embedded) the key generated once into the data dir.
+  const secrets = new SecretBox(settings.secretKey ?? (await loadOrCreateSecretKey(settings.dataDir)));
   await migrate(store.db, catalogMigrations, CATALOG_MIGRATIONS_TABLE);
   store.registerProjections(catalogProjections);
   const queries = new ProcessQueries(store.db, store);

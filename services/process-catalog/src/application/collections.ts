@@ -177,7 +177,7 @@ export class Collections {
     const found = await this.row(collectionId);
     if (!this.visible(found?.state, kind, caller)) throw notFound('collection not found');
     const parent = changes.parentCollectionId;
-    const ancestorsOfNewParent = parent ? await this.parentChain(kind, found!.state.organizationId, parent) : [];
+    const ancestorsOfNewParent = parent ? await this.parentChain(kind, found.state.organizationId, parent) : [];
     await this.command(
       kind,
       collectionId,
@@ -191,7 +191,7 @@ export class Collections {
   async delete(kind: CollectionKind, collectionId: string, caller: Caller): Promise<void> {
     const found = await this.row(collectionId);
     if (!this.visible(found?.state, kind, caller)) throw notFound('collection not found');
-    const { state, revision } = found!;
+    const { state, revision } = found;
     const children = await this.db
       .selectFrom('catalog_collections')
       .select(['id', 'revision'])
@@ -233,7 +233,7 @@ export class Collections {
   async get(kind: CollectionKind, collectionId: string, caller: Caller): Promise<CollectionRecord> {
     const found = await this.row(collectionId);
     if (!this.visible(found?.state, kind, caller)) throw notFound('collection not found');
-    return toRecord(found!.state, found!.revision);
+    return toRecord(found.state, found.revision);
   }
 
   /** One collection with its members; records the view (`viewedAt`). */

@@ -4,6 +4,7 @@ import type { ProcessCommand } from '../domain/process/commands.js';
 import { decide } from '../domain/process/decide.js';
 import { processStreamId, type ProcessEvent } from '../domain/process/events.js';
 import { foldProcess, type ProcessState } from '../domain/process/state.js';
+import { parseJson } from '../projections/process-projection.js';
 import { toProcessEvent } from '../projections/stored-process-event.js';
 import type { Caller, Runtime } from './caller.js';
 import { assertOrganizationAccess, assertProcessAccess } from './process-access.js';
@@ -25,10 +26,21 @@ export class ProcessCommands {
     private readonly runtime: Runtime,
   ) {}
 
+  /**
+   * The read-model row is the snapshot (the inline projection commits with every append), and
+   * the stream's tail after its revision is folded on top, so a long history is never re-read.
+   */
   async load(processId: string): Promise<{ state: ProcessState; version: number }> {
-    const stored = await this.store.readStream(processStreamId(processId));
-    const events = stored.flatMap((event) => toProcessEvent(event) ?? []);
-    return { state: foldProcess(events), version: stored.at(-1)?.streamVersion ?? 0 };
+    const row = await this.store.db
+      .selectFrom('catalog_processes')
+      .select(['state', 'revision'])
+      .where('id', '=', processId)
+      .executeTakeFirst();
+    const snapshotVersion = row ? Number(row.revision) : 0;
+    const tail = await this.store.readStream(processStreamId(processId), { fromVersion: snapshotVersion + 1 });
+    const events = tail.flatMap((event) => toProcessEvent(event) ?? []);
+    const from = row ? (parseJson(row.state) as ProcessState) : undefined;
+    return { state: foldProcess(events, from), version: tail.at(-1)?.streamVersion ?? snapshotVersion };
   }
 
   /**
@@ -50,7 +62,7 @@ export class ProcessCommands {
       });
     }
     const metadata = { now: this.runtime.now(), actorId: caller.actor.userId, actorName: caller.actor.userName };
-    const events = decide({ ...command, metadata } as ProcessCommand, state);
+    const events = decide({ ...command, metadata }, state);
     if (events.length === 0) return { revision: version, events, state };
     const organizationId = command.type === 'CreateProcess' ? command.data.organizationId : state.organizationId;
     const newEvents: NewEvent[] = events.map((event) => ({

@@ -27,11 +27,19 @@ import { compileErrorsOf } from './schemas.js';
 export const DEFAULT_TIMEOUT_SECONDS = 300;
 
 const referencedSchemaIds = (nodes: readonly GraphNode[]): string[] => [
-  ...new Set(nodes.flatMap((node) => (typeof node.config.schemaId === 'string' && node.config.schemaId ? [node.config.schemaId] : []))),
+  ...new Set(
+    nodes.flatMap((node) =>
+      typeof node.config.schemaId === 'string' && node.config.schemaId ? [node.config.schemaId] : [],
+    ),
+  ),
 ];
 
 /** The export document of a process: camelCase, schemas inline. */
-export async function exportProcess(app: CatalogApplication, processId: string, caller: Caller): Promise<ProcessDocument> {
+export async function exportProcess(
+  app: CatalogApplication,
+  processId: string,
+  caller: Caller,
+): Promise<ProcessDocument> {
   const { state, revision } = await app.queries.accessibleState(processId, caller);
   const schemaDependencies: Record<string, SchemaDependency> = {};
   for (const schemaId of referencedSchemaIds(state.nodes)) {
@@ -112,7 +120,12 @@ async function planImport(
     const dataBlocks: DataBlock[] = (dependency.dataBlocks ?? []).map((block) => {
       const id = block.id !== undefined && isUuid(block.id) ? block.id : app.runtime.newId();
       if (block.id !== undefined) blockIds.set(block.id, id);
-      return { id, name: block.name, description: block.description ?? '', jsonSchema: block.jsonSchema as Record<string, unknown> };
+      return {
+        id,
+        name: block.name,
+        description: block.description ?? '',
+        jsonSchema: block.jsonSchema as Record<string, unknown>,
+      };
     });
     blockIdFor.set(key, blockIds);
     try {
@@ -147,7 +160,8 @@ async function planImport(
   const nodes: GraphNode[] = [];
   for (const [index, node] of doc.nodes.entries()) {
     const key = node.id ?? String(index);
-    if (nodeIdFor.has(key)) violations.push({ path: `${prefix}/nodes/${index}/id`, message: `node key "${key}" is used twice` });
+    if (nodeIdFor.has(key))
+      violations.push({ path: `${prefix}/nodes/${index}/id`, message: `node key "${key}" is used twice` });
     const id = app.runtime.newId();
     nodeIdFor.set(key, id);
     const config = { ...(node.config ?? {}) };
@@ -156,7 +170,8 @@ async function planImport(
       const mapped = schemaIdFor.get(original);
       if (mapped) {
         config.schemaId = mapped;
-        const block = typeof config.dataBlockId === 'string' ? blockIdFor.get(original)?.get(config.dataBlockId) : undefined;
+        const block =
+          typeof config.dataBlockId === 'string' ? blockIdFor.get(original)?.get(config.dataBlockId) : undefined;
         if (block) config.dataBlockId = block;
       } else {
         const existing = await app.schemas.find(original);
@@ -173,8 +188,16 @@ async function planImport(
   const edges = doc.edges.map((edge, index) => {
     const source = nodeIdFor.get(edge.sourceNodeId);
     const target = nodeIdFor.get(edge.targetNodeId);
-    if (!source) violations.push({ path: `${prefix}/edges/${index}/sourceNodeId`, message: `no node with key "${edge.sourceNodeId}"` });
-    if (!target) violations.push({ path: `${prefix}/edges/${index}/targetNodeId`, message: `no node with key "${edge.targetNodeId}"` });
+    if (!source)
+      violations.push({
+        path: `${prefix}/edges/${index}/sourceNodeId`,
+        message: `no node with key "${edge.sourceNodeId}"`,
+      });
+    if (!target)
+      violations.push({
+        path: `${prefix}/edges/${index}/targetNodeId`,
+        message: `no node with key "${edge.targetNodeId}"`,
+      });
     return {
       id: app.runtime.newId(),
       sourceNodeId: source ?? edge.sourceNodeId,
@@ -199,7 +222,10 @@ async function planImport(
           timeoutSeconds: doc.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
           nodes,
           edges,
-          origin: { kind: 'import', ...(doc.exportedFrom?.processId ? { sourceProcessId: doc.exportedFrom.processId } : {}) },
+          origin: {
+            kind: 'import',
+            ...(doc.exportedFrom?.processId ? { sourceProcessId: doc.exportedFrom.processId } : {}),
+          },
         },
         metadata,
       },
@@ -212,7 +238,9 @@ async function planImport(
     });
   } catch (error) {
     // Graph rule paths (/nodes/i, /edges/i, camelCase) are already document paths.
-    violations.push(...problemViolations(error, prefix));
+    // An edge to an unknown key was reported above already; keep one line per problem.
+    const reported = new Set(violations.map((violation) => violation.path));
+    violations.push(...problemViolations(error, prefix).filter((violation) => !reported.has(violation.path)));
   }
   if (violations.length > 0) throw badRequest('the import document has problems; nothing was imported', violations);
   return { processId, appends };
@@ -238,7 +266,12 @@ export async function importProcess(
 }
 
 /** A copy of a process in its own organization: new node and edge ids, same configs and schema references. */
-export async function forkProcess(app: CatalogApplication, processId: string, name: string, caller: Caller): Promise<string> {
+export async function forkProcess(
+  app: CatalogApplication,
+  processId: string,
+  name: string,
+  caller: Caller,
+): Promise<string> {
   const { state } = await app.queries.accessibleState(processId, caller);
   const nodeIdFor = new Map(state.nodes.map((node) => [node.id, app.runtime.newId()]));
   const graph: Graph = {

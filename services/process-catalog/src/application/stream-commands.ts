@@ -55,7 +55,7 @@ export async function runStreamCommand<
   options.authorize(state);
   const metadata = { now: runtime.now(), actorId: caller.actor.userId, actorName: caller.actor.userName };
   const events = decider.decide({ ...options.command, metadata } as Command, state);
-  const after = events.reduce(decider.evolve, state);
+  const after = events.reduce((current, event) => decider.evolve(current, event), state);
   if (events.length === 0) return { revision: version, events, state };
   try {
     const result = await store.append(

@@ -34,8 +34,24 @@ export const versionProjection: Projection = {
       case 'ProcessDeleted':
         await db.deleteFrom('catalog_process_versions').where('process_id', '=', processId).execute();
         break;
-      default:
+      case 'ProcessCreated':
+      case 'ProcessSettingsChanged':
+      case 'NodeAdded':
+      case 'NodeUpdated':
+      case 'NodeDeleted':
+      case 'EdgeAdded':
+      case 'EdgeDeleted':
+      case 'GraphReplaced':
+      case 'ProcessLocked':
+      case 'ProcessUnlocked':
+      case 'ProcessStarted':
+      case 'ProcessStopped':
+      case 'VersionRestored':
         break;
+      default: {
+        const unknownEvent: never = event;
+        return unknownEvent;
+      }
     }
   },
   async reset(db: Trx): Promise<void> {

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
+import { currentTraceId } from '@weft/observability';
 import type {
   AppendOptions,
   AppendResult,
+  EventMetadata,
   Db,
   EventStore,
   NewEvent,
@@ -26,6 +28,13 @@ import { migrate } from './migrate.js';
 import type { Database } from './open-database.js';
 
 /** First key of every advisory lock the store takes; the second is the events table's oid. */
+/** Every event carries the trace it was written in, unless the caller named one (DESIGN.md). */
+const withTraceId = (metadata: EventMetadata | undefined): EventMetadata => {
+  if (metadata?.traceId) return metadata;
+  const traceId = currentTraceId();
+  return traceId ? { ...metadata, traceId } : (metadata ?? {});
+};
+
 export const APPEND_LOCK_NAMESPACE = 0x5745_4654; // 'WEFT'
 
 export interface ReadAllRangeOptions extends ReadAllOptions {
@@ -125,12 +134,11 @@ export class PostgresEventStore implements EventStore {
    * queues the NOTIFY that wakes other processes' subscribers at commit (one round trip for both).
    */
   async lockAppends(trx: Trx): Promise<void> {
-    const lock = sql`pg_advisory_xact_lock(${APPEND_LOCK_NAMESPACE}, ${this.eventsTableOid})`;
-    if (this.database.dialect === 'postgres') {
-      await sql`SELECT ${lock}, pg_notify(${this.notifyChannel}, '')`.execute(trx);
-    } else {
-      await sql`SELECT ${lock}`.execute(trx);
-    }
+    // PGlite needs no lock: its dialect already runs one transaction at a time.
+    if (this.database.dialect !== 'postgres') return;
+    await sql`SELECT pg_advisory_xact_lock(${APPEND_LOCK_NAMESPACE}, ${this.eventsTableOid}), pg_notify(${this.notifyChannel}, '')`.execute(
+      trx,
+    );
   }
 
   async readStream(
@@ -248,7 +256,7 @@ export class PostgresEventStore implements EventStore {
       schema_version: event.schemaVersion ?? 1,
       // Stringified: pg would turn a top-level array into a PostgreSQL array literal.
       data: JSON.stringify(event.data ?? null),
-      metadata: JSON.stringify(event.metadata ?? {}),
+      metadata: JSON.stringify(withTraceId(event.metadata)),
     };
   }
 

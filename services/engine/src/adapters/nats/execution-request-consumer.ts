@@ -18,13 +18,21 @@ export function consumeExecutionRequests(
 ): Promise<Subscription> {
   return bus.consume(
     options.queue?.spec ?? engineQueues.executionRequests,
-    { durable: options.queue?.durable ?? EXECUTION_CONSUMER, concurrency: options.concurrency ?? 64, ackWaitMs: 30_000, maxDeliver: 20 },
+    {
+      durable: options.queue?.durable ?? EXECUTION_CONSUMER,
+      concurrency: options.concurrency ?? 64,
+      ackWaitMs: 30_000,
+      maxDeliver: 20,
+    },
     async (message) => {
       try {
         await engine.start(message.payload);
       } catch (error) {
         if (error instanceof ProblemError && error.status < 500) {
-          logger.warn({ executionId: message.payload.executionId, problem: error.problem }, 'execution request refused');
+          logger.warn(
+            { executionId: message.payload.executionId, problem: error.problem },
+            'execution request refused',
+          );
           return;
         }
         throw error;

@@ -78,7 +78,9 @@ export async function runTableOperation(
           .insertInto(config.table)
           .values(values)
           .onConflict((oc) =>
-            Object.keys(updates).length > 0 ? oc.columns(conflict).doUpdateSet(updates) : oc.columns(conflict).doNothing(),
+            Object.keys(updates).length > 0
+              ? oc.columns(conflict).doUpdateSet(updates)
+              : oc.columns(conflict).doNothing(),
           )
           .returningAll()
           .execute();
@@ -106,7 +108,9 @@ export const databaseNodeExecutor = (connections: SqlConnections): NodeExecutor<
       return { output: await runTableOperation(database, config) };
     } catch (error) {
       if (error instanceof NodeFailure) throw error;
-      throw new NodeFailure(`${config.operation} on ${config.table} failed: ${error instanceof Error ? error.message : String(error)}`);
+      throw new NodeFailure(
+        `${config.operation} on ${config.table} failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   },
 });

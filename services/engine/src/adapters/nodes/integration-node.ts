@@ -23,7 +23,7 @@ const asText = (value: unknown): string =>
 
 export function authHeaders(connection: DecryptedConnection): Record<string, string> {
   const data = connection.data;
-  const auth = String(data.authType ?? data.type ?? (data.token ? 'bearer' : data.username ? 'basic' : 'headers'));
+  const auth = asText(data.authType ?? data.type ?? (data.token ? 'bearer' : data.username ? 'basic' : 'headers'));
   switch (auth) {
     case 'bearer':
       return { authorization: `Bearer ${asText(data.token)}` };
@@ -51,7 +51,10 @@ function buildBody(config: IntegrationNodeConfig, headers: Record<string, string
       return JSON.stringify(config.body);
     case 'form': {
       headers['content-type'] ??= 'application/x-www-form-urlencoded';
-      const entries = Object.entries((config.body ?? {}) as Record<string, unknown>).map(([k, v]): [string, string] => [k, asText(v)]);
+      const entries = Object.entries((config.body ?? {}) as Record<string, unknown>).map(([k, v]): [string, string] => [
+        k,
+        asText(v),
+      ]);
       return new URLSearchParams(entries).toString();
     }
     case 'text':
@@ -92,7 +95,8 @@ export const integrationNodeExecutor = (options: IntegrationNodeOptions = {}): N
     } catch {
       throw new NodeFailure(`invalid URL "${config.url}"`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new NodeFailure(`unsupported URL scheme ${url.protocol}`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new NodeFailure(`unsupported URL scheme ${url.protocol}`);
     for (const [key, value] of Object.entries(config.query ?? {})) {
       for (const item of Array.isArray(value) ? value : [value]) url.searchParams.append(key, asText(item));
     }
@@ -134,7 +138,9 @@ export const integrationNodeExecutor = (options: IntegrationNodeOptions = {}): N
       const responseHeaders = Object.fromEntries(response.headers.entries());
       const parsed = await readBody(response, url, options.blobs);
       if (response.status >= 400) {
-        throw new NodeFailure(`${method} ${url.origin}${url.pathname} answered ${response.status}: ${asText(parsed).slice(0, 500)}`);
+        throw new NodeFailure(
+          `${method} ${url.origin}${url.pathname} answered ${response.status}: ${asText(parsed).slice(0, 500)}`,
+        );
       }
       return { output: { status: response.status, headers: responseHeaders, body: parsed } };
     }
@@ -157,5 +163,14 @@ async function readBody(response: Response, url: URL, blobs: BlobSink | undefine
   const bytes = new Uint8Array(await response.arrayBuffer());
   const name = decodeURIComponent(url.pathname.split('/').pop() || 'response');
   if (blobs) return { files: [await blobs.put(name, bytes, type)] };
-  return { files: [{ name, size: bytes.byteLength, contentType: type, url: `data:${type};base64,${Buffer.from(bytes).toString('base64')}` }] };
+  return {
+    files: [
+      {
+        name,
+        size: bytes.byteLength,
+        contentType: type,
+        url: `data:${type};base64,${Buffer.from(bytes).toString('base64')}`,
+      },
+    ],
+  };
 }

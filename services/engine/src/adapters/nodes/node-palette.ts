@@ -20,7 +20,8 @@ export interface NodePalette {
 export function createNodePalette(options: { blobs?: BlobSink; httpBackoffMs?: number } = {}): NodePalette {
   const sandbox = new ScriptSandbox();
   const connections = new SqlConnections();
-  const executors: NodeExecutor<any>[] = [ // eslint-disable-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const executors: NodeExecutor<any>[] = [
     inputNodeExecutor,
     outputNodeExecutor,
     conditionalNodeExecutor,

@@ -17,7 +17,11 @@ export interface UserDatabase {
 }
 
 const text = (value: unknown): string | undefined =>
-  value === undefined || value === null || value === '' ? undefined : String(value);
+  value === undefined || value === null || value === ''
+    ? undefined
+    : typeof value === 'object'
+      ? JSON.stringify(value)
+      : (value as string | number | boolean).toString();
 
 export class SqlConnections {
   private readonly pools = new Map<string, UserDatabase>();

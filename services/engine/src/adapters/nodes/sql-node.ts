@@ -27,7 +27,8 @@ export function toMysqlPlaceholders(query: string, params: readonly unknown[]): 
     const placeholder = char === '$' ? /^\$(\d+)/.exec(query.slice(i)) : null;
     if (placeholder) {
       const index = Number(placeholder[1]) - 1;
-      if (index < 0 || index >= params.length) throw new NodeFailure(`query uses $${index + 1} but params has ${params.length}`);
+      if (index < 0 || index >= params.length)
+        throw new NodeFailure(`query uses $${index + 1} but params has ${params.length}`);
       ordered.push(params[index]);
       sql += '?';
       i += placeholder[0].length - 1;

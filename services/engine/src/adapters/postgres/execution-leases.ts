@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { Db, Migration } from '@weft/event-store';
+import { streamKey, TERMINAL_EXECUTION_EVENTS } from '@weft/contracts';
+import type { Db, Migration, StoredEvent, Trx } from '@weft/event-store';
 import type { ExecutionLeases } from '../../application/engine-ports.js';
 
 /**
@@ -19,11 +20,13 @@ export const executionLeaseMigration: Migration = {
   },
 };
 
+const TERMINAL = new Set<string>(TERMINAL_EXECUTION_EVENTS);
+
 export class PostgresExecutionLeases implements ExecutionLeases {
   constructor(
     private readonly db: Db,
     readonly owner: string,
-    private readonly leaseMs: number,
+    readonly leaseMs: number,
   ) {}
 
   private expiry() {
@@ -45,11 +48,15 @@ export class PostgresExecutionLeases implements ExecutionLeases {
   }
 
   async renewAll(): Promise<void> {
-    await sql`UPDATE engine_execution_leases SET expires_at = ${this.expiry()} WHERE owner = ${this.owner}`.execute(this.db);
+    await sql`UPDATE engine_execution_leases SET expires_at = ${this.expiry()} WHERE owner = ${this.owner}`.execute(
+      this.db,
+    );
   }
 
   async release(executionId: string): Promise<void> {
-    await sql`DELETE FROM engine_execution_leases WHERE execution_id = ${executionId} AND owner = ${this.owner}`.execute(this.db);
+    await sql`DELETE FROM engine_execution_leases WHERE execution_id = ${executionId} AND owner = ${this.owner}`.execute(
+      this.db,
+    );
   }
 
   async orphans(limit: number): Promise<string[]> {
@@ -60,4 +67,31 @@ export class PostgresExecutionLeases implements ExecutionLeases {
       ORDER BY e.started_at LIMIT ${limit}`.execute(this.db);
     return result.rows.map((row) => String(row.id));
   }
+}
+
+/**
+ * Leases that follow the events, inside the commit that stores them: an ExecutionStarted takes
+ * the lease for the engine that wrote it, a terminal event drops it. No extra round trips.
+ */
+export async function followExecutionEvents(
+  trx: Trx,
+  leases: { owner: string; leaseMs: number },
+  stored: readonly StoredEvent[],
+): Promise<void> {
+  const started = stored.filter((event) => event.type === 'ExecutionStarted').map((event) => streamKey(event.streamId));
+  const ended = stored.filter((event) => TERMINAL.has(event.type)).map((event) => streamKey(event.streamId));
+  if (started.length > 0) {
+    await trx
+      .insertInto('engine_execution_leases')
+      .values(
+        started.map((id) => ({
+          execution_id: id,
+          owner: leases.owner,
+          expires_at: sql`now() + make_interval(secs => ${leases.leaseMs / 1000})`,
+        })),
+      )
+      .onConflict((oc) => oc.column('execution_id').doUpdateSet({ owner: sql.ref('excluded.owner'), expires_at: sql.ref('excluded.expires_at') }))
+      .execute();
+  }
+  if (ended.length > 0) await trx.deleteFrom('engine_execution_leases').where('execution_id', 'in', ended).execute();
 }

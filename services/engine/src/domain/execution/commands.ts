@@ -18,11 +18,19 @@ export type ExecutionCommand =
       data: NodeRef & { nodeName: string; nodeType: string; inputData: unknown };
       metadata: CommandMetadata;
     }
-  | { type: 'CompleteNode'; data: NodeRef & { outputData: unknown; handles: string[]; durationMs: number }; metadata: CommandMetadata }
+  | {
+      type: 'CompleteNode';
+      data: NodeRef & { outputData: unknown; handles: string[]; durationMs: number };
+      metadata: CommandMetadata;
+    }
   | { type: 'FailNode'; data: NodeRef & { error: string; durationMs: number }; metadata: CommandMetadata }
   | { type: 'SkipNode'; data: NodeRef & { nodeName: string; nodeType: string }; metadata: CommandMetadata }
   | { type: 'ScheduleRetry'; data: { retryAt: Date }; metadata: CommandMetadata }
   | { type: 'CompleteExecution'; data: { outputData: Record<string, unknown> }; metadata: CommandMetadata }
-  | { type: 'FailExecution'; data: { errorMessage: string; failedNode: FailedNodeInfo | null }; metadata: CommandMetadata }
+  | {
+      type: 'FailExecution';
+      data: { errorMessage: string; failedNode: FailedNodeInfo | null };
+      metadata: CommandMetadata;
+    }
   | { type: 'TimeOutExecution'; data: Record<string, never>; metadata: CommandMetadata }
   | { type: 'CancelExecution'; data: { cancelledByUserId: string | null }; metadata: CommandMetadata };

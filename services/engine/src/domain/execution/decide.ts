@@ -56,10 +56,23 @@ export function decide(command: ExecutionCommand, state: ExecutionState): Execut
         ? [
             {
               type: 'NodeCompleted',
-              data: { executionId, nodeId, outputData: command.data.outputData, handles: command.data.handles, completedAt: at, durationMs, ...where },
+              data: {
+                executionId,
+                nodeId,
+                outputData: command.data.outputData,
+                handles: command.data.handles,
+                completedAt: at,
+                durationMs,
+                ...where,
+              },
             },
           ]
-        : [{ type: 'NodeFailed', data: { executionId, nodeId, error: command.data.error, completedAt: at, durationMs, ...where } }];
+        : [
+            {
+              type: 'NodeFailed',
+              data: { executionId, nodeId, error: command.data.error, completedAt: at, durationMs, ...where },
+            },
+          ];
     }
     case 'SkipNode': {
       const { nodeId, iteration, nodeName, nodeType } = command.data;
@@ -95,7 +108,12 @@ export function decide(command: ExecutionCommand, state: ExecutionState): Execut
       return [
         {
           type: 'ExecutionCompleted',
-          data: { executionId, outputData: command.data.outputData, completedAt: at, durationSeconds: secondsSince(state, now) },
+          data: {
+            executionId,
+            outputData: command.data.outputData,
+            completedAt: at,
+            durationSeconds: secondsSince(state, now),
+          },
         },
       ];
     case 'FailExecution':
@@ -128,7 +146,12 @@ export function decide(command: ExecutionCommand, state: ExecutionState): Execut
       return [
         {
           type: 'ExecutionCancelled',
-          data: { executionId, cancelledByUserId: command.data.cancelledByUserId, completedAt: at, durationSeconds: secondsSince(state, now) },
+          data: {
+            executionId,
+            cancelledByUserId: command.data.cancelledByUserId,
+            completedAt: at,
+            durationSeconds: secondsSince(state, now),
+          },
         },
       ];
     default: {

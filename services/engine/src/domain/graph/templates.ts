@@ -68,7 +68,11 @@ export function readPath(root: unknown, path: readonly PathSegment[]): unknown {
 }
 
 const asText = (value: unknown): string =>
-  value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  value === undefined || value === null
+    ? ''
+    : typeof value === 'object'
+      ? JSON.stringify(value)
+      : (value as string | number | boolean).toString();
 
 /** Whether a string holds at least one template. */
 export const hasTemplate = (text: string): boolean => text.includes('{{');

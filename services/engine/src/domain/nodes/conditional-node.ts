@@ -10,13 +10,24 @@ const isEmpty = (value: unknown): boolean =>
   (typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0);
 
 const comparable = (value: unknown): number | string =>
-  typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value)) ? Number(value) : String(value);
+  typeof value === 'number'
+    ? value
+    : typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value))
+      ? Number(value)
+      : (value as string | number | boolean).toString();
 
 const looselyEqual = (left: unknown, right: unknown): boolean => {
   if (left === right) return true;
   if (typeof left === 'object' || typeof right === 'object') return JSON.stringify(left) === JSON.stringify(right);
   return comparable(left) === comparable(right);
 };
+
+const textOf = (value: unknown): string =>
+  value === undefined || value === null
+    ? ''
+    : typeof value === 'object'
+      ? JSON.stringify(value)
+      : (value as string | number | boolean).toString();
 
 const contains = (container: unknown, part: unknown): boolean => {
   if (Array.isArray(container)) return container.some((item) => looselyEqual(item, part));
@@ -60,7 +71,7 @@ export function evaluateCondition({ left, operator, right }: Condition): boolean
       return !isEmpty(left);
     case 'matches':
       try {
-        return new RegExp(String(right)).test(String(left ?? ''));
+        return new RegExp(textOf(right)).test(textOf(left));
       } catch {
         throw new NodeFailure(`invalid regular expression ${String(right)}`);
       }

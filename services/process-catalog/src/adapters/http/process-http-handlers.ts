@@ -3,7 +3,12 @@ import type { CatalogHttpHandler } from './catalog-http-handler.js';
 import type { CatalogApplication } from '../../application/catalog-application.js';
 import type { Caller } from '../../application/caller.js';
 import type { CommandResult, ProcessCommandInput } from '../../application/process-commands.js';
-import { DEFAULT_TIMEOUT_SECONDS, exportProcess, forkProcess, importProcess } from '../../application/process-documents.js';
+import {
+  DEFAULT_TIMEOUT_SECONDS,
+  exportProcess,
+  forkProcess,
+  importProcess,
+} from '../../application/process-documents.js';
 import { processHistory } from '../../application/process-history.js';
 import { lintStoredProcess } from '../../application/process-lint.js';
 import { toProcessEdge } from '../../application/process-record-mapping.js';
@@ -49,7 +54,6 @@ interface ProcessBody {
   nodes?: NodeInput[];
   edges?: EdgeInput[];
 }
-
 
 const param = (call: HttpCall, name: string): string => {
   const value = call.params[name];
@@ -255,7 +259,11 @@ export function processHttpHandlers(app: CatalogApplication): ProcessHttpHandler
           results.push({ index, status: 201, processId });
         } catch (error) {
           if (!(error instanceof ProblemError) || error.status >= 500) throw error;
-          results.push({ index, status: error.status, errors: error.problem.errors ?? [{ path: `/${index}`, message: error.message }] });
+          results.push({
+            index,
+            status: error.status,
+            errors: error.problem.errors ?? [{ path: `/${index}`, message: error.message }],
+          });
         }
       }
       return { status: 200, body: { results } };

@@ -45,7 +45,7 @@ export function schemaHttpHandlers(app: CatalogApplication): SchemaHttpHandlers 
     async updateSchema(call, caller) {
       return {
         status: 200,
-        body: await app.schemas.change(param(call, 'id'), (call.body ?? {}) as SchemaBody, caller),
+        body: await app.schemas.change(param(call, 'id'), call.body ?? {}, caller),
       };
     },
     async deleteSchema(call, caller) {

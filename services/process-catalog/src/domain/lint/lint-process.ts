@@ -63,11 +63,11 @@ function schemaFindings(node: GraphNode, schemas: ReadonlyMap<string, KnownSchem
     return dataBlockId ? [finding('dataBlockId is set without schemaId')] : [];
   }
   const schema = typeof schemaId === 'string' ? schemas.get(schemaId) : undefined;
-  if (!schema) return [finding(`schema ${String(schemaId)} does not exist`)];
+  if (!schema) return [finding(`schema ${JSON.stringify(schemaId)} does not exist`)];
   const findings: LintFinding[] = [];
   if (dataBlockId !== undefined && dataBlockId !== null && dataBlockId !== '') {
     if (!schema.dataBlocks.some((block) => block.id === dataBlockId)) {
-      findings.push(finding(`data block ${String(dataBlockId)} is not in schema ${schema.id}`));
+      findings.push(finding(`data block ${JSON.stringify(dataBlockId)} is not in schema ${schema.id}`));
     }
   }
   if (node.type === 'schematizationNode') {

@@ -1,6 +1,7 @@
 import { badRequest, conflict, locked, notFound, ProblemError } from '@weft/contracts';
 import type { LintFinding } from '../lint/lint-finding.js';
 import { lintProcess } from '../lint/lint-process.js';
+import { sameJson } from '../shared/same-json.js';
 import type { Violation } from '../shared/violation.js';
 import type { ProcessCommand } from './commands.js';
 import type { ProcessEvent, ProcessSettings } from './events.js';
@@ -46,11 +47,10 @@ const onlyChanges = (state: ProcessState, changes: Partial<ProcessSettings>): Pa
     Object.entries(changes).filter(
       ([key, value]) => value !== undefined && state[key as keyof ProcessSettings] !== value,
     ),
-  ) as Partial<ProcessSettings>;
+  );
 
 const sameGraph = (state: ProcessState, graph: Graph): boolean =>
-  JSON.stringify(state.nodes) === JSON.stringify(graph.nodes) &&
-  JSON.stringify(state.edges) === JSON.stringify(graph.edges);
+  sameJson(state.nodes, graph.nodes) && sameJson(state.edges, graph.edges);
 
 /** Pure decider of the process aggregate: refuses with a ProblemError or returns the events. */
 export function decide(command: ProcessCommand, state: ProcessState): ProcessEvent[] {
@@ -122,7 +122,7 @@ export function decide(command: ProcessCommand, state: ProcessState): ProcessEve
         for (const other of state.nodes) {
           if (other.id === nodeId) continue;
           const rewritten = renameLabelInValue(other.config, before, after);
-          if (JSON.stringify(rewritten) !== JSON.stringify(other.config)) {
+          if (!sameJson(rewritten, other.config)) {
             rewrittenConfigs.push({ nodeId: other.id, config: rewritten });
           }
         }
@@ -142,7 +142,7 @@ export function decide(command: ProcessCommand, state: ProcessState): ProcessEve
             })),
           ),
       ]);
-      if (JSON.stringify(node) === JSON.stringify(current) && rewrittenConfigs.length === 0) return [];
+      if (sameJson(node, current) && rewrittenConfigs.length === 0) return [];
       return [{ type: 'NodeUpdated', data: { node, rewrittenConfigs, at } }];
     }
     case 'DeleteNode': {

@@ -1,6 +1,7 @@
 import { badRequest, conflict, notFound } from '@weft/contracts';
 import type { Command } from '../shared/command-metadata.js';
 import { isUuid } from '../shared/uuid.js';
+import { sameJson } from '../shared/same-json.js';
 import type { Violation } from '../shared/violation.js';
 import type { DataBlock, SchemaContent, SchemaEvent } from './events.js';
 import type { SchemaState } from './state.js';
@@ -81,8 +82,7 @@ export function decideSchema(command: SchemaCommand, state: SchemaState): Schema
       refuse(contentViolations(command.data.changes, command.data.jsonSchemaErrors));
       const changes = Object.fromEntries(
         Object.entries(command.data.changes).filter(
-          ([key, value]) =>
-            value !== undefined && JSON.stringify(value) !== JSON.stringify(state[key as keyof SchemaContent]),
+          ([key, value]) => value !== undefined && !sameJson(value, state[key as keyof SchemaContent]),
         ),
       );
       return Object.keys(changes).length === 0 ? [] : [{ type: 'SchemaChanged', data: { changes, at } }];

@@ -1,0 +1,141 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { workQueue, type ExecutionRecord, type ExecutionRequest } from '@weft/contracts';
+import { NatsBus } from '@weft/bus';
+import { findExecution } from '../src/projections/execution-queries.js';
+import { GraphBuilder } from './fixtures/graph-builder.js';
+import { FixtureCatalog } from './support/fixture-catalog.js';
+import { startEngineHarness, type EngineHarness } from './support/engine-harness.js';
+import { json, startLocalHttpServer, type LocalHttpServer } from './support/local-http-server.js';
+import { waitUntil } from './support/wait-until.js';
+
+/**
+ * Invariant 1: an engine killed with SIGKILL in the middle of an execution; another engine picks
+ * the execution up from its events (lease lapsed) and finishes it without re-running completed
+ * nodes; the wait node is a durable timer counted from its first start.
+ */
+describe('resume after SIGKILL (PostgreSQL + NATS)', () => {
+  const id = crypto.randomUUID().replace(/-/g, '').slice(0, 12);
+  const schema = `test_engine_kill_${id}`;
+  const queue = {
+    spec: workQueue<ExecutionRequest>(
+      `TEST_ENGINE_KILL_${id}`,
+      `test.engine.kill.${id}.executions`,
+      ['engine'],
+      'engine',
+    ),
+    durable: `engine_kill_${id}`,
+  };
+  let server: LocalHttpServer;
+  let child: ChildProcess | undefined;
+  let survivor: EngineHarness | undefined;
+  let hits = 0;
+
+  beforeAll(async () => {
+    server = await startLocalHttpServer((_request, res) => json(res, 200, { hit: ++hits }));
+  });
+  afterAll(async () => {
+    child?.kill('SIGKILL');
+    await survivor?.close();
+    await server.close();
+    const nats = await NatsBus.connect({ servers: process.env.WEFT_TEST_NATS_URL ?? 'nats://127.0.0.1:4222' });
+    await (await jetstreamManager(nats.connection)).streams.delete(queue.spec.stream).catch(() => undefined);
+    await nats.close();
+  });
+
+  test('another engine finishes the execution; completed nodes never run again', async () => {
+    const organizationId = crypto.randomUUID();
+    const g = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('First', 'integrationNode', { url: `${server.url}/first` })
+      .node('Pause', 'waitNode', { seconds: 3 })
+      .node('Out', 'outputNode', {
+        fields: { hit: '{{input["First"]["body"]["hit"]}}', waited: '{{input["Pause"]["waitedUntil"]}}' },
+      })
+      .edge('In', 'First')
+      .edge('First', 'Pause')
+      .edge('Pause', 'Out');
+    const process_ = g.process({ organization_id: organizationId });
+    const catalog = new FixtureCatalog();
+    catalog.add(process_);
+    const processesFile = join(mkdtempSync(join(tmpdir(), 'weft-engine-kill-')), 'processes.json');
+    writeFileSync(processesFile, JSON.stringify([process_]));
+
+    child = spawn(
+      process.execPath,
+      [
+        '--conditions=weft-source',
+        '--no-warnings',
+        '--import',
+        resolve(__dirname, 'support/ts-hooks.mjs'),
+        resolve(__dirname, 'support/engine-child.ts'),
+      ],
+      {
+        env: {
+          ...process.env,
+          NODE_OPTIONS: '',
+          CHILD_SCHEMA: schema,
+          CHILD_PROCESSES_FILE: processesFile,
+          CHILD_LEASE_MS: '1000',
+          CHILD_QUEUE_STREAM: queue.spec.stream,
+          CHILD_QUEUE_SUBJECT: queue.spec.subject,
+          CHILD_QUEUE_DURABLE: queue.durable,
+        },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    await new Promise<void>((ready, failed) => {
+      child!.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && ready());
+      child!.once('exit', (code) => failed(new Error(`engine child exited with ${code}`)));
+    });
+
+    // A second engine in this process shares the database and queue; it starts after the kill.
+    const executionId = crypto.randomUUID();
+    const nats = await NatsBus.connect({ servers: process.env.WEFT_TEST_NATS_URL ?? 'nats://127.0.0.1:4222' });
+    await nats.enqueue(
+      queue.spec,
+      {
+        executionId,
+        processId: process_.id,
+        organizationId,
+        inputData: { go: true },
+        source: 'test',
+        requestedAt: new Date().toISOString(),
+      },
+      { msgId: executionId },
+    );
+    await nats.close();
+
+    const { openDatabase } = await import('@weft/event-store');
+    const reader = await openDatabase({ url: process.env.WEFT_TEST_DATABASE_URL, schema });
+    const record = (): Promise<ExecutionRecord | undefined> =>
+      findExecution(reader.db, executionId).catch(() => undefined);
+    const stateOf = async (label: string) => (await record())?.node_states.find((s) => s.node_name === label)?.status;
+    await waitUntil(async () => (await stateOf('Pause')) === 'running', 20_000);
+    expect(await stateOf('First')).toBe('completed');
+    expect(await stateOf('Pause')).toBe('running');
+
+    child.kill('SIGKILL');
+    await new Promise((exited) => child!.once('exit', exited));
+    child = undefined;
+
+    survivor = await startEngineHarness('distributed', { leaseMs: 1000 }, { schema, queue, catalog });
+    await waitUntil(async () => (await record())?.status === 'completed', 20_000);
+    const finished = (await record())!;
+    await reader.close();
+
+    expect(finished.status).toBe('completed');
+    expect(hits).toBe(1);
+    const events = await survivor.store.readStream(`execution-${executionId}`);
+    const started = (nodeId: string) =>
+      events.filter((e) => e.type === 'NodeStarted' && (e.data as { nodeId: string }).nodeId === nodeId);
+    expect(started(g.id('First'))).toHaveLength(1);
+    expect(started(g.id('Pause'))).toHaveLength(2);
+    const firstPauseStart = Date.parse((started(g.id('Pause'))[0]!.data as { startedAt: string }).startedAt);
+    expect(finished.output_data).toEqual({ Out: { hit: 1, waited: new Date(firstPauseStart + 3000).toISOString() } });
+    expect(finished.node_states.map((s) => s.status)).toEqual(['completed', 'completed', 'completed', 'completed']);
+  });
+});

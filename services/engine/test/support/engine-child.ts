@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs';
+import { workQueue, type ExecutionRequest, type ProcessRecord } from '@weft/contracts';
+import { NatsBus } from '@weft/bus';
+import { loadConfig } from '@weft/config';
+import { openDatabase, PostgresEventStore } from '@weft/event-store';
+import { createLogger } from '@weft/observability';
+import { EngineRuntime } from '../../src/engine-runtime.js';
+import { FixtureCatalog } from './fixture-catalog.js';
+
+/** An engine in its own process, for the SIGKILL test; configured by the parent through env. */
+const env = (name: string): string => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is required`);
+  return value;
+};
+
+const database = await openDatabase({ url: env('WEFT_TEST_DATABASE_URL'), schema: env('CHILD_SCHEMA') });
+const store = await PostgresEventStore.open(database);
+const bus = await NatsBus.connect({ servers: env('WEFT_TEST_NATS_URL'), name: 'engine-child' });
+const catalog = new FixtureCatalog();
+for (const process of JSON.parse(readFileSync(env('CHILD_PROCESSES_FILE'), 'utf8')) as ProcessRecord[])
+  catalog.add(process);
+const runtime = await EngineRuntime.open({
+  store,
+  bus,
+  config: loadConfig({}),
+  options: {
+    leaseMs: Number(env('CHILD_LEASE_MS')),
+    queue: {
+      spec: workQueue<ExecutionRequest>(env('CHILD_QUEUE_STREAM'), env('CHILD_QUEUE_SUBJECT'), ['engine'], 'engine'),
+      durable: env('CHILD_QUEUE_DURABLE'),
+    },
+    directory: catalog,
+    logger: createLogger('engine-child', { level: 'warn' }),
+  },
+});
+await runtime.start();
+process.stdout.write('ready\n');

@@ -1,0 +1,315 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InMemoryBus, NatsBus, type Bus } from '@weft/bus';
+import { loadConfig } from '@weft/config';
+import { catalogRoutes, serviceRoutes, type ProcessDocument, type ProcessRecord } from '@weft/contracts';
+import { openDatabase, PostgresEventStore, type Database } from '@weft/event-store';
+import { createGateway, type Gateway } from '@weft/gateway';
+import { startProcessCatalogService, type RunningService } from '../src/index.js';
+
+/**
+ * The whole public path, nothing stubbed: HTTP (fastify inject) -> the real gateway (API keys,
+ * body schemas, organization checks) -> the bus -> the catalog -> the event store.
+ */
+type Setup = { bus: 'in-memory' | 'nats'; db: 'pglite' | 'postgres' };
+const setups: Setup[] = [{ bus: 'in-memory', db: 'pglite' }];
+if (process.env.WEFT_TEST_DATABASE_URL && process.env.WEFT_TEST_NATS_URL) setups.push({ bus: 'nats', db: 'postgres' });
+
+describe.each(setups)('catalog through the gateway ($bus bus, $db)', ({ bus: busKind, db }) => {
+  const systemKey = `weft_e2e_${randomUUID()}`;
+  let dataDir: string;
+  let database: Database;
+  let store: PostgresEventStore;
+  let bus: Bus;
+  let gateway: Gateway;
+  let catalog: RunningService;
+
+  const http = async (
+    method: string,
+    url: string,
+    key: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) => {
+    const response = await gateway.server.inject({
+      method: method as 'GET',
+      url,
+      headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+    });
+    return {
+      status: response.statusCode,
+      headers: response.headers,
+      body: response.body ? JSON.parse(response.body) : undefined,
+    };
+  };
+
+  const organization = async (name: string) => {
+    const org = await http('POST', '/api/v1/organizations', systemKey, { name });
+    expect(org.status).toBe(201);
+    const userId = randomUUID();
+    const key = await http('POST', `/api/v1/api-keys/by-org/${org.body.id}`, systemKey, {
+      name: 'e2e',
+      userName: `${name} admin`,
+      userId,
+    });
+    expect(key.status).toBe(201);
+    return { id: org.body.id as string, key: key.body.key as string, userId, userName: `${name} admin` };
+  };
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'weft-catalog-e2e-'));
+    database =
+      db === 'postgres'
+        ? await openDatabase({
+            url: process.env.WEFT_TEST_DATABASE_URL,
+            schema: `test_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
+          })
+        : await openDatabase({ dataDir: 'memory://' });
+    store = await PostgresEventStore.open(database);
+    bus =
+      busKind === 'nats'
+        ? await NatsBus.connect({ servers: process.env.WEFT_TEST_NATS_URL as string, name: 'catalog-e2e' })
+        : new InMemoryBus();
+    const config = {
+      ...loadConfig({ WEFT_DATA_DIR: dataDir }),
+      bootstrapApiKey: systemKey,
+      secretKey: 'catalog-e2e-secret-key',
+    };
+    catalog = await startProcessCatalogService({ store, bus, config });
+    gateway = await createGateway({
+      config,
+      store,
+      bus,
+      routes: catalogRoutes,
+      logger: false,
+      requestTimeoutMs: 10_000,
+    });
+  });
+
+  afterAll(async () => {
+    await gateway.close();
+    await catalog.stop();
+    await store.close();
+    await bus.close();
+    if (db === 'postgres') await database.db.schema.dropSchema(database.schema).ifExists().cascade().execute();
+    await database.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  test('a realistic process: create, edit, version, lock, export, import elsewhere, fork, restore, lint', async () => {
+    const acme = await organization('Acme');
+    const globex = await organization('Globex');
+
+    // Create: input -> conditional (true/false) -> two scripts -> output.
+    const created = await http('POST', `/api/v1/processes/by-org/${acme.id}`, acme.key, {
+      name: 'Orders',
+      description: 'Discount big orders',
+      max_retries: 1,
+      error_webhook_url: 'http://127.0.0.1:1/hook',
+      timeout_seconds: 30,
+      nodes: [
+        { id: 'in', type: 'inputNode', position: { x: 0, y: 0 }, config: { label: 'Order', triggerType: 'webhook' } },
+        {
+          id: 'if',
+          type: 'conditionalNode',
+          position: { x: 1, y: 0 },
+          config: {
+            label: 'Big',
+            mode: 'conditions',
+            combinator: 'and',
+            conditions: [{ left: '{{input["Order"]["amount"]}}', operator: 'gt', right: 100 }],
+          },
+        },
+        {
+          id: 'a',
+          type: 'scriptNode',
+          position: { x: 2, y: -1 },
+          config: { label: 'Discount', code: 'return { total: input.Order.amount * 0.9 }' },
+        },
+        {
+          id: 'b',
+          type: 'scriptNode',
+          position: { x: 2, y: 1 },
+          config: { label: 'Full', code: 'return { total: input.Order.amount }' },
+        },
+        {
+          id: 'out',
+          type: 'outputNode',
+          position: { x: 3, y: 0 },
+          config: { label: 'Reply', returnToClient: true, fields: { id: '{{input["Order"]["id"]}}' } },
+        },
+      ],
+      edges: [
+        { source_node_id: 'in', target_node_id: 'if' },
+        { source_node_id: 'if', target_node_id: 'a', source_handle: 'true' },
+        { source_node_id: 'if', target_node_id: 'b', source_handle: 'false' },
+        { source_node_id: 'a', target_node_id: 'out' },
+        { source_node_id: 'b', target_node_id: 'out' },
+      ],
+    });
+    expect(created.status).toBe(201);
+    const record = created.body as ProcessRecord;
+    expect(record).toMatchObject({
+      organization_id: acme.id,
+      name: 'Orders',
+      description: 'Discount big orders',
+      max_retries: 1,
+      is_running: false,
+      locked: false,
+      error_webhook_url: 'http://127.0.0.1:1/hook',
+      timeout_seconds: 30,
+      versions: [],
+      created_by: 'Acme admin',
+      created_by_id: acme.userId,
+      revision: 1,
+    });
+    const id = record.id;
+    const nodeId = (label: string) => record.nodes.find((node) => node.config.label === label)!.id;
+
+    // The gateway validates bodies and organizations before the catalog sees them.
+    expect((await http('POST', `/api/v1/processes/by-org/${acme.id}`, acme.key, { name: 'x', bogus: 1 })).status).toBe(
+      400,
+    );
+    expect((await http('GET', `/api/v1/processes/by-id/${id}`, globex.key)).status).toBe(404);
+    expect((await http('POST', `/api/v1/processes/by-org/${acme.id}`, globex.key, { name: 'x' })).status).toBe(404);
+
+    // Edit: rename a label (references follow), with If-Match; a stale one is 409.
+    const renamed = await http(
+      'PUT',
+      `/api/v1/processes/${id}/nodes/${nodeId('Order')}`,
+      acme.key,
+      { config: { label: 'Purchase', triggerType: 'webhook' } },
+      { 'if-match': '"1"' },
+    );
+    expect(renamed.status).toBe(200);
+    expect(renamed.headers.etag).toBe('"2"');
+    const stale = await http('PUT', `/api/v1/processes/by-id/${id}`, acme.key, { name: 'Late' }, { 'if-match': '"1"' });
+    expect(stale.status).toBe(409);
+    expect(stale.headers['content-type']).toContain('application/problem+json');
+
+    // Version, then lock: edits answer 423, start still works.
+    const version = await http('POST', `/api/v1/processes/versions/${id}`, acme.key, { label: 'v1' });
+    expect(version.status).toBe(201);
+    expect(version.body).toEqual({
+      id: expect.any(String),
+      versionNumber: 1,
+      label: 'v1',
+      createdBy: 'Acme admin',
+      createdAt: expect.any(String),
+    });
+    expect((await http('POST', `/api/v1/processes/lock/${id}`, acme.key)).body.locked).toBe(true);
+    expect(
+      (
+        await http('POST', `/api/v1/processes/${id}/nodes`, acme.key, {
+          type: 'waitNode',
+          config: { label: 'W', seconds: 1 },
+        })
+      ).status,
+    ).toBe(423);
+    expect((await http('POST', `/api/v1/processes/start/${id}`, acme.key)).body.is_running).toBe(true);
+    expect((await http('POST', `/api/v1/processes/stop/${id}`, acme.key)).body.is_running).toBe(false);
+    expect((await http('POST', `/api/v1/processes/unlock/${id}`, acme.key)).body.locked).toBe(false);
+
+    // Lint is clean; break the graph, lint finds it.
+    expect((await http('POST', `/api/v1/processes/${id}/lint`, acme.key)).body).toEqual({ valid: true, findings: [] });
+    const broken = await http('DELETE', `/api/v1/processes/${id}/nodes/${nodeId('Discount')}`, acme.key);
+    expect(broken.status).toBe(200);
+    const lint = await http('POST', `/api/v1/processes/${id}/lint`, acme.key);
+    expect(lint.body.valid).toBe(true);
+    const orphaned = await http(
+      'DELETE',
+      `/api/v1/processes/${id}/edges/${broken.body.edges.find((e: { source_handle: string }) => e.source_handle === 'false').id}`,
+      acme.key,
+    );
+    expect(orphaned.status).toBe(200);
+    expect(
+      (await http('POST', `/api/v1/processes/${id}/lint`, acme.key)).body.findings.map(
+        (f: { check: string }) => f.check,
+      ),
+    ).toEqual(['template-references']); // Reply reads "Purchase", which no longer runs before it.
+
+    // Restore version 1: the graph as captured, labels renamed as they were then.
+    const restored = await http('POST', `/api/v1/processes/version/${version.body.id}/restore`, acme.key);
+    expect(restored.status).toBe(200);
+    expect(restored.body.nodes).toHaveLength(5);
+    expect(restored.body.edges).toHaveLength(5);
+    expect(restored.body.nodes.find((node: { id: string }) => node.id === nodeId('Reply')).config.fields).toEqual({
+      id: '{{input["Purchase"]["id"]}}',
+    });
+    expect(restored.body.versions).toEqual([version.body]);
+    expect((await http('POST', `/api/v1/processes/version/${version.body.id}/restore`, globex.key)).status).toBe(404);
+
+    // Export, import into another organization, fork.
+    const exported = (await http('GET', `/api/v1/processes/${id}/export`, acme.key)).body as ProcessDocument;
+    const imported = await http('POST', `/api/v1/processes/bulk-import/${globex.id}`, globex.key, exported);
+    expect(imported.status).toBe(201);
+    expect(imported.body).toMatchObject({
+      organization_id: globex.id,
+      name: 'Orders',
+      created_by: 'Globex admin',
+      revision: 1,
+    });
+    expect(imported.body.nodes.map((node: { config: unknown }) => node.config)).toEqual(
+      restored.body.nodes.map((node: { config: unknown }) => node.config),
+    );
+    expect((await http('POST', `/api/v1/processes/${imported.body.id}/lint`, globex.key)).body.valid).toBe(true);
+    const fork = await http('POST', `/api/v1/processes/fork/${id}`, acme.key, { name: 'Orders (copy)' });
+    expect(fork.status).toBe(201);
+    expect(fork.body).toMatchObject({ name: 'Orders (copy)', organization_id: acme.id });
+
+    const listed = await http('GET', `/api/v1/processes/by-org/${acme.id}?search=orders`, acme.key);
+    expect(listed.body).toMatchObject({ page: 1, pageSize: 20, total: 2 });
+    const history = await http('GET', `/api/v1/processes/${id}/history`, acme.key);
+    expect(history.body.items.map((item: { type: string }) => item.type)).toEqual([
+      'ProcessCreated',
+      'NodeUpdated',
+      'VersionCreated',
+      'ProcessLocked',
+      'ProcessStarted',
+      'ProcessStopped',
+      'ProcessUnlocked',
+      'NodeDeleted',
+      'EdgeDeleted',
+      'VersionRestored',
+    ]);
+  });
+
+  test('the gateway serves every catalog route', () => {
+    expect(serviceRoutes).toEqual(expect.arrayContaining(catalogRoutes));
+  });
+
+  test('collections, schemas and connections answer through the gateway', async () => {
+    const org = await organization('Initech');
+    const collection = await http('POST', `/api/v1/process-collections/by-org/${org.id}`, org.key, {
+      name: 'Ops',
+      description: 'Operations',
+    });
+    expect(collection.status).toBe(201);
+    const schema = await http('POST', `/api/v1/schemas/by-org/${org.id}`, org.key, {
+      name: 'S',
+      dataBlocks: [{ name: 'b', jsonSchema: { type: 'object' } }],
+    });
+    expect(schema.status).toBe(201);
+    const badSchema = await http('POST', `/api/v1/schemas/by-org/${org.id}`, org.key, {
+      name: 'S',
+      dataBlocks: [{ name: 'b', jsonSchema: { type: 'nope' } }],
+    });
+    expect(badSchema.status).toBe(400);
+    const connection = await http('POST', `/api/v1/connections/by-org/${org.id}`, org.key, {
+      type: 'http',
+      name: 'API',
+      data: { token: 'super-secret-token' },
+    });
+    expect(connection.status).toBe(201);
+    expect(JSON.stringify(connection.body)).not.toContain('super-secret-token');
+    const badConnection = await http('POST', `/api/v1/connections/by-org/${org.id}`, org.key, {
+      type: 'ftp',
+      name: 'x',
+      data: {},
+    });
+    expect(badConnection.status).toBe(400);
+  });
+});
