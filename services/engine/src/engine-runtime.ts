@@ -16,6 +16,7 @@ import { PostgresExecutionLeases } from './adapters/postgres/execution-leases.js
 import type { ProcessDirectory } from './application/engine-ports.js';
 import { ExecutionApi } from './application/execution-api.js';
 import { ExecutionEngine } from './application/execution-engine.js';
+import { finishedAmong } from './projections/execution-queries.js';
 import { executionsProjection } from './projections/executions-projection.js';
 
 /** What the engine needs from its composition root. */
@@ -62,7 +63,7 @@ export class EngineRuntime {
     const options = deps.options ?? {};
     const logger = options.logger ?? createLogger('engine');
     await migrateEngineSchema(deps.store.db);
-    const palette = createNodePalette({ blobs: options.blobs });
+    const palette = createNodePalette({ blobs: options.blobs, blockPrivate: deps.config.outboundBlockPrivate });
     const leaseMs = options.leaseMs ?? 15_000;
     const leases = new PostgresExecutionLeases(
       deps.store.db,
@@ -80,7 +81,12 @@ export class EngineRuntime {
       directory,
       executors: palette.executors,
       leases,
-      errorNotifier: new HttpErrorNotifier({ logger, ...options.errorWebhook }),
+      statusReader: { finishedAmong: (ids) => finishedAmong(deps.store.db, ids) },
+      errorNotifier: new HttpErrorNotifier({
+        logger,
+        blockPrivate: deps.config.outboundBlockPrivate,
+        ...options.errorWebhook,
+      }),
       logger,
       retryDelayMs: options.retryDelayMs,
       commit: deps.store instanceof PostgresEventStore ? postgresExecutionCommit(deps.store, leases) : undefined,

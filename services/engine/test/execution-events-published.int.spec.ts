@@ -32,7 +32,11 @@ describe('execution events for subscribers (embedded bus, outbox relay)', () => 
     const org = crypto.randomUUID();
     const g = new GraphBuilder()
       .node('In', 'inputNode', { triggerType: 'manual' })
-      .node('Route', 'conditionalNode', { mode: 'switch', value: '{{input["In"]["kind"]}}', cases: [{ label: 'a', equals: 'a' }] })
+      .node('Route', 'conditionalNode', {
+        mode: 'switch',
+        value: '{{input["In"]["kind"]}}',
+        cases: [{ label: 'a', equals: 'a' }],
+      })
       .node('A', 'outputNode')
       .node('B', 'outputNode')
       .edge('In', 'Route')
@@ -41,11 +45,19 @@ describe('execution events for subscribers (embedded bus, outbox relay)', () => 
     const process = harness.catalog.add(g.process({ organization_id: org }));
     await harness.bus.ensureEventStream(allEvents);
     const received: { subject: string; envelope: PublishedEventEnvelope }[] = [];
-    const subscription = await harness.bus.subscribe(executionEvents.subject(org, process.id), { durable: `sub_${org.slice(0, 8)}` }, async (event) => {
-      received.push({ subject: event.subject, envelope: event.payload as PublishedEventEnvelope });
-    });
+    const subscription = await harness.bus.subscribe(
+      executionEvents.subject(org, process.id),
+      { durable: `sub_${org.slice(0, 8)}` },
+      async (event) => {
+        received.push({ subject: event.subject, envelope: event.payload as PublishedEventEnvelope });
+      },
+    );
     try {
-      const reply = await harness.call(engineHttp.testProcess, { params: { processId: process.id }, body: { kind: 'a' } }, actorOf(org));
+      const reply = await harness.call(
+        engineHttp.testProcess,
+        { params: { processId: process.id }, body: { kind: 'a' } },
+        actorOf(org),
+      );
       const record = reply.body as ExecutionRecord;
       await waitUntil(() => received.some((r) => r.envelope.type === 'ExecutionCompleted'));
 
@@ -53,13 +65,23 @@ describe('execution events for subscribers (embedded bus, outbox relay)', () => 
       expect(types[0]).toBe('ExecutionStarted');
       expect(types.at(-1)).toBe('ExecutionCompleted');
       expect([...types].sort()).toEqual(
-        ['ExecutionStarted', 'ExecutionCompleted', 'NodeSkipped', ...Array(3).fill('NodeStarted'), ...Array(3).fill('NodeCompleted')].sort(),
+        [
+          'ExecutionStarted',
+          'ExecutionCompleted',
+          'NodeSkipped',
+          ...Array(3).fill('NodeStarted'),
+          ...Array(3).fill('NodeCompleted'),
+        ].sort(),
       );
       expect(received.map((r) => r.envelope.streamVersion)).toEqual(types.map((_, index) => index + 1));
       for (const { subject, envelope } of received) {
         expect(subject).toBe(`weft.events.execution.${org}.${process.id}.${envelope.type}`);
         expect(envelope.streamId).toBe(`execution-${record.id}`);
-        expect(envelope.metadata).toMatchObject({ organizationId: org, processId: process.id, actorId: expect.any(String) });
+        expect(envelope.metadata).toMatchObject({
+          organizationId: org,
+          processId: process.id,
+          actorId: expect.any(String),
+        });
         const { schemaVersion, schema } = executionEventSchemas[envelope.type as ExecutionEventType];
         expect(envelope.schemaVersion).toBe(schemaVersion);
         expect(validateAgainst(schema, envelope.data)).toEqual([]);

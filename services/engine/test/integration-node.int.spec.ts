@@ -127,4 +127,16 @@ describe('integration node against a local HTTP server', () => {
       await slow.close();
     }
   });
+
+  test('with WEFT_OUTBOUND_BLOCK_PRIVATE a loopback target fails the node and sends nothing', async () => {
+    const before = server.requests.length;
+    const g = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('Call', 'integrationNode', { url: `${server.url}/internal`, retries: 0 })
+      .edge('In', 'Call');
+    const guarded = pureExecutors(integrationNodeExecutor({ backoffMs: 5, blockPrivate: true }));
+    const { outcome } = await runInMemory(g.snapshot(), g.id('In'), {}, { executors: guarded });
+    expect(outcome).toMatchObject({ status: 'failed', error: expect.stringContaining('is blocked') });
+    expect(server.requests.length).toBe(before);
+  });
 });

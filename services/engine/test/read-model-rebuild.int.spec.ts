@@ -18,7 +18,9 @@ describe('execution read models rebuild from events (PostgreSQL)', () => {
     const g = new GraphBuilder()
       .node('In', 'inputNode', { triggerType: 'manual' })
       .node('Each', 'loopNode', { items: '{{input["In"]["items"]}}' })
-      .node('Double', 'scriptNode', { code: 'if (input.Each.item < 0) throw new Error("negative"); return input.Each.item * 2;' })
+      .node('Double', 'scriptNode', {
+        code: 'if (input.Each.item < 0) throw new Error("negative"); return input.Each.item * 2;',
+      })
       .node('Out', 'outputNode')
       .edge('In', 'Each')
       .edge('Each', 'Double', 'start')
@@ -26,7 +28,11 @@ describe('execution read models rebuild from events (PostgreSQL)', () => {
     const process = harness.catalog.add(g.process({ organization_id: org }));
     const ids: string[] = [];
     for (const items of [[1, 2], [3], [-1], []]) {
-      const reply = await harness.call(engineHttp.testProcess, { params: { processId: process.id }, body: { items } }, actorOf(org));
+      const reply = await harness.call(
+        engineHttp.testProcess,
+        { params: { processId: process.id }, body: { items } },
+        actorOf(org),
+      );
       ids.push((reply.body as ExecutionRecord).id);
     }
     const snapshot = async () => ({

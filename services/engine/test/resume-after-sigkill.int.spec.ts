@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { workQueue, type ExecutionRecord, type ExecutionRequest } from '@weft/contracts';
 import { NatsBus } from '@weft/bus';
+import { sql } from 'kysely';
 import { findExecution } from '../src/projections/execution-queries.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
 import { FixtureCatalog } from './support/fixture-catalog.js';
@@ -44,6 +45,10 @@ describe('resume after SIGKILL (PostgreSQL + NATS)', () => {
     const nats = await NatsBus.connect({ servers: process.env.WEFT_TEST_NATS_URL ?? 'nats://127.0.0.1:4222' });
     await (await jetstreamManager(nats.connection)).streams.delete(queue.spec.stream).catch(() => undefined);
     await nats.close();
+    const { openDatabase } = await import('@weft/event-store');
+    const owner = await openDatabase({ url: process.env.WEFT_TEST_DATABASE_URL });
+    await sql.raw(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).execute(owner.db);
+    await owner.close();
   });
 
   test('another engine finishes the execution; completed nodes never run again', async () => {

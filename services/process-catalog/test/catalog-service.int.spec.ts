@@ -11,6 +11,7 @@ import {
   type RequestSpec,
 } from '@weft/contracts';
 import { openDatabase, PostgresEventStore, type Database } from '@weft/event-store';
+import { namespacedBus } from './fixtures/namespaced-bus.js';
 import { startProcessCatalogService, type RunningService } from '../src/index.js';
 import { actorOf } from './fixtures/catalog-harness.js';
 
@@ -27,11 +28,15 @@ describe.each(setups)('catalog service over $bus bus on $db', ({ bus: busKind, d
   let service: RunningService;
   const org = randomUUID();
   const actor = actorOf(org);
+  const config = { ...loadConfig({}), secretKey: 'a-test-secret-key-for-connections' };
 
   beforeAll(async () => {
     bus =
       busKind === 'nats'
-        ? await NatsBus.connect({ servers: process.env.WEFT_TEST_NATS_URL as string, name: 'catalog-test' })
+        ? namespacedBus(
+            await NatsBus.connect({ servers: process.env.WEFT_TEST_NATS_URL as string, name: 'catalog-test' }),
+            `t${randomUUID().slice(0, 8)}`,
+          )
         : new InMemoryBus();
     database =
       db === 'postgres'
@@ -41,7 +46,6 @@ describe.each(setups)('catalog service over $bus bus on $db', ({ bus: busKind, d
           })
         : await openDatabase({ dataDir: 'memory://' });
     store = await PostgresEventStore.open(database);
-    const config = { ...loadConfig({}), secretKey: 'a-test-secret-key-for-connections' };
     service = await startProcessCatalogService({ store, bus, config });
   });
 
@@ -145,5 +149,14 @@ describe.each(setups)('catalog service over $bus bus on $db', ({ bus: busKind, d
 
     expect((await send(catalogHttp.deleteConnection, { params: { id } })).status).toBe(204);
     expect((await send(catalogHttp.getConnection, { params: { id } })).status).toBe(404);
+  });
+
+  test('a restarted service on the same store applies each event once', async () => {
+    await service.stop();
+    service = await startProcessCatalogService({ store, bus, config });
+    const created = await send(catalogHttp.createProcess, { params: { org_id: org }, body: { name: 'After restart' } });
+    expect(created.status).toBe(201);
+    const rows = await store.db.selectFrom('catalog_processes').selectAll().where('id', '=', created.body.id).execute();
+    expect(rows).toHaveLength(1);
   });
 });

@@ -4,9 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InMemoryBus, NatsBus, type Bus } from '@weft/bus';
 import { loadConfig } from '@weft/config';
-import { catalogRoutes, serviceRoutes, type ProcessDocument, type ProcessRecord } from '@weft/contracts';
+import {
+  catalogHttp as catalogHttpByName,
+  catalogRoutes,
+  serviceRoutes,
+  type ProcessDocument,
+  type ProcessRecord,
+} from '@weft/contracts';
 import { openDatabase, PostgresEventStore, type Database } from '@weft/event-store';
 import { createGateway, type Gateway } from '@weft/gateway';
+import { namespacedBus } from './fixtures/namespaced-bus.js';
 import { startProcessCatalogService, type RunningService } from '../src/index.js';
 
 /**
@@ -71,7 +78,10 @@ describe.each(setups)('catalog through the gateway ($bus bus, $db)', ({ bus: bus
     store = await PostgresEventStore.open(database);
     bus =
       busKind === 'nats'
-        ? await NatsBus.connect({ servers: process.env.WEFT_TEST_NATS_URL as string, name: 'catalog-e2e' })
+        ? namespacedBus(
+            await NatsBus.connect({ servers: process.env.WEFT_TEST_NATS_URL as string, name: 'catalog-e2e' }),
+            `t${randomUUID().slice(0, 8)}`,
+          )
         : new InMemoryBus();
     const config = {
       ...loadConfig({ WEFT_DATA_DIR: dataDir }),
@@ -311,5 +321,85 @@ describe.each(setups)('catalog through the gateway ($bus bus, $db)', ({ bus: bus
       data: {},
     });
     expect(badConnection.status).toBe(400);
+  });
+
+  test('every catalog route answers through the gateway without a 5xx', async () => {
+    const org = await organization('Umbrella');
+    const post = (url: string, body?: unknown) => http('POST', url, org.key, body);
+    const process_ = (
+      await post(`/api/v1/processes/by-org/${org.id}`, {
+        name: 'Smoke',
+        nodes: [
+          { id: 'a', type: 'inputNode', config: { label: 'A', triggerType: 'manual' } },
+          { id: 'b', type: 'outputNode', config: { label: 'B' } },
+        ],
+        edges: [{ source_node_id: 'a', target_node_id: 'b' }],
+      })
+    ).body as ProcessRecord;
+    const version = (await post(`/api/v1/processes/versions/${process_.id}`, { label: 'v' })).body;
+    const schema = (await post(`/api/v1/schemas/by-org/${org.id}`, { name: 'S' })).body;
+    const processCollection = (await post(`/api/v1/process-collections/by-org/${org.id}`, { name: 'P' })).body;
+    const schemaCollection = (await post(`/api/v1/schema-collections/by-org/${org.id}`, { name: 'S' })).body;
+    const connection = (await post(`/api/v1/connections/by-org/${org.id}`, { type: 'http', name: 'C', data: {} })).body;
+    const exported = (await http('GET', `/api/v1/processes/${process_.id}/export`, org.key)).body;
+
+    const bodies: Record<string, unknown> = {
+      createProcess: { name: 'Another' },
+      updateProcess: { description: 'smoke' },
+      addNode: { type: 'waitNode', config: { label: 'W', seconds: 1 } },
+      updateNode: { position: { x: 9, y: 9 } },
+      addEdge: { source_node_id: process_.nodes[1]!.id, target_node_id: process_.nodes[0]!.id },
+      replaceGraph: { nodes: process_.nodes, edges: process_.edges },
+      importProcesses: exported,
+      forkProcess: { name: 'Fork' },
+      createVersion: { label: 'v2' },
+      createSchema: { name: 'S2' },
+      updateSchema: { name: 'S3' },
+      createProcessCollection: { name: 'P2' },
+      updateProcessCollection: { name: 'P3' },
+      createSchemaCollection: { name: 'S2' },
+      updateSchemaCollection: { name: 'S3' },
+      createConnection: { type: 'http', name: 'C2', data: { token: 't' } },
+    };
+    const idFor = (route: (typeof catalogRoutes)[number]): string => {
+      if (route.path.startsWith('/api/v1/process-collections')) return processCollection.id;
+      if (route.path.startsWith('/api/v1/schema-collections')) return schemaCollection.id;
+      if (route.path.startsWith('/api/v1/schemas')) return schema.id;
+      if (route.path.startsWith('/api/v1/connections')) return connection.id;
+      return process_.id;
+    };
+    // Deletes last, and whole resources after their parts, so every route still finds what it names.
+    const rank = (route: (typeof catalogRoutes)[number]): number => {
+      if (route.method !== 'DELETE') return 0;
+      if (route.path.endsWith('/edges/:edge_id')) return 1; // before the node delete takes the edge with it
+      return route.path.endsWith('/by-id/:id') ? 3 : 2;
+    };
+    const ordered = [...catalogRoutes].sort((a, b) => rank(a) - rank(b));
+    const answers: [string, number][] = [];
+    for (const route of ordered) {
+      const params: Record<string, string> = {
+        org_id: org.id,
+        orgId: org.id,
+        id: idFor(route),
+        process_id: process_.id,
+        version_id: version.id,
+        node_id: process_.nodes[1]!.id,
+        edge_id: process_.edges[0]!.id,
+        pid: process_.id,
+        sid: schema.id,
+      };
+      const url = route.path.replace(/:([a-z_A-Z]+)/g, (_match, name: string) => params[name] ?? name);
+      const name = Object.entries(catalogHttpByName).find(([, spec]) => spec === route.spec)?.[0] ?? route.spec.subject;
+      const reply = await http(
+        route.method,
+        url,
+        org.key,
+        route.method === 'GET' || route.method === 'DELETE' ? undefined : (bodies[name] ?? {}),
+      );
+      answers.push([`${route.method} ${route.path}`, reply.status]);
+    }
+    expect(answers.filter(([, status]) => status >= 500)).toEqual([]);
+    // With the resources in place every route succeeds.
+    expect(answers.filter(([, status]) => status >= 300).map(([route]) => route)).toEqual([]);
   });
 });

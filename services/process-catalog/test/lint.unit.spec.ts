@@ -80,4 +80,20 @@ describe('lint', () => {
     expect(lintProcess({ nodes: fixed, edges: realisticEdges() }, schemas).valid).toBe(true);
     expect(checks(lintProcess({ nodes: fixed, edges: realisticEdges() }, new Map()))).toEqual(['schema-references']);
   });
+
+  test('configs the engine would refuse are reported with the engine schema', () => {
+    const nodes = realisticNodes().map((node) =>
+      node.id === ids.input
+        ? { ...node, config: { label: 'Order', triggerType: 'carrier-pigeon' } }
+        : node.id === ids.scriptA
+          ? { ...node, config: { ...node.config, timeoutMs: 0 } }
+          : node,
+    );
+    const report = lintProcess({ nodes, edges: realisticEdges() }, new Map());
+    expect(report.valid).toBe(false);
+    expect(report.findings.map((finding) => [finding.check, finding.nodeId])).toEqual([
+      ['node-config', ids.input],
+      ['node-config', ids.scriptA],
+    ]);
+  });
 });

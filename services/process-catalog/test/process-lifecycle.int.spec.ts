@@ -394,6 +394,8 @@ describe.each(backends())('process catalog on %s', (backend) => {
       correlationId: null,
       summary: 'changed name',
     });
+    const second = await harness.call('processHistory', actor, { params, query: { page: '2', pageSize: '1' } });
+    expect(second.body).toEqual({ items: [history.body.items[1]], page: 2, pageSize: 1, total: 2 });
     const past = await harness.call('getProcess', actor, {
       params,
       query: { at: (history.body.items[0] as { recordedAt: string }).recordedAt },

@@ -21,6 +21,12 @@ export interface ExecutionLeases {
   orphans(limit: number): Promise<string[]>;
 }
 
+/** What the read model knows about executions this engine runs. */
+export interface ExecutionStatusReader {
+  /** Those of `executionIds` that ended elsewhere (a cancel through another engine). */
+  finishedAmong(executionIds: readonly string[]): Promise<string[]>;
+}
+
 /** POSTs failure reports to processes' error webhooks without blocking executions. */
 export interface ErrorNotifier {
   notify(url: string, payload: ErrorWebhookPayload): void;

@@ -40,6 +40,12 @@ const MAX_WAIT_SECONDS = 300;
 
 const single = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
+/** The trace id inside a W3C traceparent (`00-<trace id>-<span id>-<flags>`). */
+const traceIdOf = (traceparent: string | undefined): string | undefined => {
+  const traceId = traceparent?.split('-')[1];
+  return traceId && /^[0-9a-f]{32}$/.test(traceId) && !/^0+$/.test(traceId) ? traceId : undefined;
+};
+
 const requireActor = (context: MessageContext): Actor => {
   if (!context.actor) throw new ProblemError(401, 'no authenticated actor');
   return context.actor;
@@ -71,6 +77,7 @@ export class ExecutionApi {
       triggeredByUserName: actor.userName,
       source: 'test',
       correlationId: context.correlationId,
+      traceId: traceIdOf(context.traceparent),
       requestedAt: (this.deps.now?.() ?? new Date()).toISOString(),
     };
     const record = await this.runAndWait(request, waitSeconds);

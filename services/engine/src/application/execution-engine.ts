@@ -14,7 +14,7 @@ import { foldExecution, initialExecutionState, isFinished, type ExecutionState }
 import { compileGraph, GraphError, snapshotOf, type ExecutionGraph } from '../domain/graph/execution-graph.js';
 import { chooseTriggerNode } from '../domain/graph/trigger-node.js';
 import type { NodeExecutorRegistry } from '../domain/nodes/node-executor.js';
-import type { ErrorNotifier, ExecutionLeases, ProcessDirectory } from './engine-ports.js';
+import type { ErrorNotifier, ExecutionLeases, ExecutionStatusReader, ProcessDirectory } from './engine-ports.js';
 import { ExecutionEventWriter, type CommitBatch } from './execution-event-writer.js';
 import { ExecutionRun } from './execution-run.js';
 import { runGraph, type CompletedNode, type RunOutcome } from './graph-runner.js';
@@ -29,6 +29,8 @@ export interface ExecutionEngineDeps {
   directory: ProcessDirectory;
   executors: NodeExecutorRegistry;
   leases: ExecutionLeases;
+  /** Lets a run parked in a wait notice a cancel made through another engine. */
+  statusReader?: ExecutionStatusReader;
   errorNotifier: ErrorNotifier;
   logger: Logger;
   now?: () => Date;
@@ -87,6 +89,10 @@ export class ExecutionEngine {
   async maintain(): Promise<string[]> {
     if (this.stopping) return [];
     await this.deps.leases.renewAll();
+    // A run that writes nothing for a while (a wait) learns of a remote cancel here.
+    for (const executionId of (await this.deps.statusReader?.finishedAmong([...this.active.keys()])) ?? []) {
+      this.active.get(executionId)?.controller.abort(CONFLICT);
+    }
     const resumed: string[] = [];
     for (const executionId of await this.deps.leases.orphans(100)) {
       if (this.active.has(executionId) || !(await this.deps.leases.claimLapsed(executionId))) continue;
@@ -350,7 +356,8 @@ export class ExecutionEngine {
       clearTimeout(timer);
       // The terminal event's commit dropped the lease; otherwise (shutdown, hand-over) it is released
       // here, since the events are flushed and another engine may resume at once.
-      if (!ended || !this.deps.leasesFollowEvents) await this.deps.leases.release(run.executionId).catch(() => undefined);
+      if (!ended || !this.deps.leasesFollowEvents)
+        await this.deps.leases.release(run.executionId).catch(() => undefined);
     }
   }
 
@@ -396,7 +403,7 @@ export class ExecutionEngine {
       error,
       failedNode,
       attempt: run.state.attempt,
-      traceId: null,
+      traceId: run.traceId,
     });
   }
 }

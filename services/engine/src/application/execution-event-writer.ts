@@ -74,9 +74,7 @@ export class ExecutionEventWriter {
 
   private async write(batch: PendingAppend[]): Promise<void> {
     try {
-      await this.commit(
-        batch.map(({ streamId, events, expectedVersion }) => ({ streamId, events, expectedVersion })),
-      );
+      await this.commit(batch.map(({ streamId, events, expectedVersion }) => ({ streamId, events, expectedVersion })));
       for (const item of batch) item.resolve();
     } catch (error) {
       if (!(error instanceof WrongExpectedVersionError) || batch.length === 1) {

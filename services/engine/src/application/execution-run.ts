@@ -28,6 +28,11 @@ export class ExecutionRun {
     private readonly onWriteFailure: (error: unknown) => void,
   ) {}
 
+  /** Trace id of the request that started the execution, when it had one. */
+  get traceId(): string | null {
+    return typeof this.metadata.traceId === 'string' ? this.metadata.traceId : null;
+  }
+
   get streamVersion(): number {
     return this.version;
   }

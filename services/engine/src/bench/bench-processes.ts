@@ -17,7 +17,13 @@ const edge = (source: ProcessNode, target: ProcessNode, handle = 'output'): Proc
   target_handle: 'input',
 });
 
-const record = (organizationId: string, name: string, nodes: ProcessNode[], edges: ProcessEdge[], extra: Partial<ProcessRecord> = {}): ProcessRecord => ({
+const record = (
+  organizationId: string,
+  name: string,
+  nodes: ProcessNode[],
+  edges: ProcessEdge[],
+  extra: Partial<ProcessRecord> = {},
+): ProcessRecord => ({
   id: randomUUID(),
   organization_id: organizationId,
   name,
@@ -48,14 +54,16 @@ export function fiveNodeProcess(organizationId: string): ProcessRecord {
   });
   const big = node('scriptNode', 'Discount', { code: 'return { total: input.In.amount * 0.9 };' });
   const small = node('scriptNode', 'Fee', { code: 'return { total: input.In.amount + 5 };' });
-  const out = node('outputNode', 'Result', { returnToClient: true, fields: { big: '{{input["Discount"]["total"]}}', small: '{{input["Fee"]["total"]}}' } });
-  return record(organizationId, 'five nodes', [input, check, big, small, out], [
-    edge(input, check),
-    edge(check, big, 'true'),
-    edge(check, small, 'false'),
-    edge(big, out),
-    edge(small, out),
-  ]);
+  const out = node('outputNode', 'Result', {
+    returnToClient: true,
+    fields: { big: '{{input["Discount"]["total"]}}', small: '{{input["Fee"]["total"]}}' },
+  });
+  return record(
+    organizationId,
+    'five nodes',
+    [input, check, big, small, out],
+    [edge(input, check), edge(check, big, 'true'), edge(check, small, 'false'), edge(big, out), edge(small, out)],
+  );
 }
 
 /** input -> n conditionals in a chain -> output. */
@@ -65,7 +73,10 @@ export function chainProcess(organizationId: string, length: number): ProcessRec
   const edges: ProcessEdge[] = [];
   let previous = input;
   for (let i = 0; i < length; i++) {
-    const step = node('conditionalNode', `Step${i}`, { mode: 'conditions', conditions: [{ left: 1, operator: 'eq', right: 1 }] });
+    const step = node('conditionalNode', `Step${i}`, {
+      mode: 'conditions',
+      conditions: [{ left: 1, operator: 'eq', right: 1 }],
+    });
     edges.push(edge(previous, step, previous === input ? 'output' : 'true'));
     nodes.push(step);
     previous = step;
@@ -83,7 +94,10 @@ export function fanOutProcess(organizationId: string, width: number): ProcessRec
   const nodes = [input, out];
   const edges: ProcessEdge[] = [];
   for (let i = 0; i < width; i++) {
-    const branch = node('conditionalNode', `Branch${i}`, { mode: 'conditions', conditions: [{ left: 1, operator: 'eq', right: 1 }] });
+    const branch = node('conditionalNode', `Branch${i}`, {
+      mode: 'conditions',
+      conditions: [{ left: 1, operator: 'eq', right: 1 }],
+    });
     nodes.push(branch);
     edges.push(edge(input, branch), edge(branch, out, 'true'));
   }
@@ -95,5 +109,7 @@ export function parkedProcess(organizationId: string): ProcessRecord {
   const input = node('inputNode', 'In', { triggerType: 'manual' });
   const wait = node('waitNode', 'Park', { seconds: 3600 });
   const out = node('outputNode', 'Out');
-  return record(organizationId, 'parked', [input, wait, out], [edge(input, wait), edge(wait, out)], { timeout_seconds: 7200 });
+  return record(organizationId, 'parked', [input, wait, out], [edge(input, wait), edge(wait, out)], {
+    timeout_seconds: 7200,
+  });
 }

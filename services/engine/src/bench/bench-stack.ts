@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import {
   engineHttp,
@@ -42,7 +45,8 @@ class BenchDirectory implements ProcessDirectory {
   constructor(readonly processes: Map<string, ProcessRecord>) {}
   async getProcess(processId: string, organizationId?: string): Promise<ProcessRecord> {
     const process = this.processes.get(processId);
-    if (!process || (organizationId && process.organization_id !== organizationId)) throw notFound(`process ${processId} not found`);
+    if (!process || (organizationId && process.organization_id !== organizationId))
+      throw notFound(`process ${processId} not found`);
     return process;
   }
   async getConnection(connectionId: string): Promise<DecryptedConnection> {
@@ -53,12 +57,19 @@ class BenchDirectory implements ProcessDirectory {
 export async function openBenchStack(mode: BenchMode): Promise<BenchStack> {
   const id = randomUUID().replace(/-/g, '').slice(0, 12);
   const schema = `bench_engine_${id}`;
-  const url = process.env.WEFT_BENCH_DATABASE_URL ?? process.env.WEFT_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/weft_test';
+  const url =
+    process.env.WEFT_BENCH_DATABASE_URL ??
+    process.env.WEFT_TEST_DATABASE_URL ??
+    'postgres://postgres@127.0.0.1:5432/weft_test';
   const natsUrl = process.env.WEFT_BENCH_NATS_URL ?? process.env.WEFT_TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
-  const database: Database =
-    mode === 'embedded' ? await openDatabase({ dataDir: 'memory://' }) : await openDatabase({ url, schema, poolSize: 20 });
+  // Embedded runs on a PGlite data directory, as `make start` does (its in-memory file system is slower).
+  const dataDir = mode === 'embedded' ? mkdtempSync(join(tmpdir(), 'weft-engine-bench-')) : undefined;
+  const database: Database = dataDir
+    ? await openDatabase({ dataDir })
+    : await openDatabase({ url, schema, poolSize: 20 });
   const store = await PostgresEventStore.open(database);
-  const bus: Bus = mode === 'embedded' ? new InMemoryBus() : await NatsBus.connect({ servers: natsUrl, name: 'engine-bench' });
+  const bus: Bus =
+    mode === 'embedded' ? new InMemoryBus() : await NatsBus.connect({ servers: natsUrl, name: 'engine-bench' });
   const processes = new Map<string, ProcessRecord>();
   const queue = {
     spec: workQueue<ExecutionRequest>(`BENCH_ENGINE_${id}`, `bench.engine.${id}.executions`, ['engine'], 'engine'),
@@ -84,14 +95,20 @@ export async function openBenchStack(mode: BenchMode): Promise<BenchStack> {
     actor: (organizationId) => ({ organizationId, userId: randomUUID(), userName: 'bench', system: false }),
     enqueue: (request) => bus.enqueue(queue.spec, request, { msgId: request.executionId }),
     testProcess: (processId, body, actor, query = {}) =>
-      bus.request(engineHttp.testProcess, { params: { processId }, query, body, headers: {} }, { actor, timeoutMs: 120_000 }),
+      bus.request(
+        engineHttp.testProcess,
+        { params: { processId }, query, body, headers: {} },
+        { actor, timeoutMs: 120_000 },
+      ),
     async close() {
       await engine.stop();
-      if (bus instanceof NatsBus) await (await jetstreamManager(bus.connection)).streams.delete(queue.spec.stream).catch(() => undefined);
+      if (bus instanceof NatsBus)
+        await (await jetstreamManager(bus.connection)).streams.delete(queue.spec.stream).catch(() => undefined);
       await bus.close();
       await store.close();
       if (mode === 'distributed') await sql.raw(`DROP SCHEMA "${schema}" CASCADE`).execute(database.db);
       await database.close();
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -17,7 +17,8 @@ import { ms, percentile, printTable } from './latency-stats.js';
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const modeArg = args.find((arg) => arg.startsWith('--mode='))?.slice('--mode='.length);
-const modes: BenchMode[] = modeArg === 'embedded' || modeArg === 'distributed' ? [modeArg] : ['embedded', 'distributed'];
+const modes: BenchMode[] =
+  modeArg === 'embedded' || modeArg === 'distributed' ? [modeArg] : ['embedded', 'distributed'];
 
 const SECONDS_PER_LEVEL = quick ? 2 : 5;
 const CONCURRENCY = [1, 10, 50];
@@ -120,7 +121,9 @@ async function historyPages(stack: BenchStack): Promise<void> {
   }
   await sql`
     INSERT INTO engine_execution_counts (process_id, status, count)
-    SELECT process_id, status, count(*) FROM engine_executions WHERE process_id = ${process_.id} GROUP BY process_id, status`.execute(db);
+    SELECT process_id, status, count(*) FROM engine_executions WHERE process_id = ${process_.id} GROUP BY process_id, status`.execute(
+    db,
+  );
   await sql`ANALYZE engine_executions`.execute(db);
   const seedSeconds = (performance.now() - seedStart) / 1000;
   const actor = stack.actor(org);
@@ -133,13 +136,29 @@ async function historyPages(stack: BenchStack): Promise<void> {
     const latencies: number[] = [];
     for (let i = 0; i < HISTORY_QUERIES; i++) {
       const t0 = performance.now();
-      await stack.bus.request(engineHttp.listExecutions, { params: { processId: process_.id }, query, body: undefined, headers: {} }, { actor });
+      await stack.bus.request(
+        engineHttp.listExecutions,
+        { params: { processId: process_.id }, query, body: undefined, headers: {} },
+        { actor },
+      );
       latencies.push(performance.now() - t0);
     }
     const all = sorted(latencies);
-    historyRows.push([stack.mode, HISTORY_ROWS.toLocaleString('en-US'), label, ms(percentile(all, 0.5)), ms(percentile(all, 0.99))]);
+    historyRows.push([
+      stack.mode,
+      HISTORY_ROWS.toLocaleString('en-US'),
+      label,
+      ms(percentile(all, 0.5)),
+      ms(percentile(all, 0.99)),
+    ]);
   }
-  historyRows.push([stack.mode, HISTORY_ROWS.toLocaleString('en-US'), `(seeding took ${seedSeconds.toFixed(0)} s)`, '', '']);
+  historyRows.push([
+    stack.mode,
+    HISTORY_ROWS.toLocaleString('en-US'),
+    `(seeding took ${seedSeconds.toFixed(0)} s)`,
+    '',
+    '',
+  ]);
 }
 
 async function parkedMemory(stack: BenchStack): Promise<void> {
@@ -163,7 +182,8 @@ async function parkedMemory(stack: BenchStack): Promise<void> {
       ),
     );
   }
-  while (runtime.engine.activeCount < PARKED && performance.now() - t0 < 600_000) await new Promise((r) => setTimeout(r, 200));
+  while (runtime.engine.activeCount < PARKED && performance.now() - t0 < 600_000)
+    await new Promise((r) => setTimeout(r, 200));
   const parkedIn = (performance.now() - t0) / 1000;
   // Let the last node events commit before measuring.
   await new Promise((r) => setTimeout(r, 2000));
@@ -200,9 +220,21 @@ async function main(): Promise<void> {
     ['mode', 'concurrency', 'executions/s', 'p50', 'p99', 'failed'],
     throughputRows,
   );
-  printTable('(b) engine overhead per node (median of end-to-end latency / nodes; engine-recorded duration / nodes)', ['mode', 'graph', 'median latency', 'per node', 'engine per node'], overheadRows);
-  printTable('(c) history page latency (GET /processes/executions/:processId, pageSize 20)', ['mode', 'stored executions', 'query', 'p50', 'p99'], historyRows);
-  printTable('(d) memory with executions parked in wait nodes (RSS of the whole process)', ['mode', 'parked', 'RSS before', 'RSS after', 'per execution', 'time to park'], memoryRows);
+  printTable(
+    '(b) engine overhead per node (median of end-to-end latency / nodes; engine-recorded duration / nodes)',
+    ['mode', 'graph', 'median latency', 'per node', 'engine per node'],
+    overheadRows,
+  );
+  printTable(
+    '(c) history page latency (GET /processes/executions/:processId, pageSize 20)',
+    ['mode', 'stored executions', 'query', 'p50', 'p99'],
+    historyRows,
+  );
+  printTable(
+    '(d) memory with executions parked in wait nodes (RSS of the whole process)',
+    ['mode', 'parked', 'RSS before', 'RSS after', 'per execution', 'time to park'],
+    memoryRows,
+  );
   process.exit(0);
 }
 

@@ -169,6 +169,18 @@ export async function executionStats(db: Db, processId: string): Promise<Executi
   };
 }
 
+/** Those of `executionIds` that are no longer running (cancelled or finished by another engine). */
+export async function finishedAmong(db: Db, executionIds: readonly string[]): Promise<string[]> {
+  if (executionIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('engine_executions')
+    .select('id')
+    .where('id', 'in', [...executionIds])
+    .where('status', '<>', 'running')
+    .execute();
+  return rows.map((row) => String(row.id));
+}
+
 /** Executions still marked running: candidates for resume after an engine died. */
 export async function runningExecutionIds(db: Db, limit = 1000): Promise<string[]> {
   const rows = await db

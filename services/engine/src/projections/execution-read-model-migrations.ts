@@ -25,7 +25,7 @@ export const engineMigrations: Migration[] = [
           failed_node_name text,
           input_data jsonb,
           output_data jsonb,
-          graph_snapshot jsonb NOT NULL
+          graph_snapshot jsonb
         )`.execute(db);
       // History pages: newest first per process, optionally by status; stable order on ties.
       await sql`CREATE INDEX engine_executions_history ON engine_executions (process_id, started_at DESC, id DESC)`.execute(

@@ -67,11 +67,17 @@ const TERMINAL_STATUS = {
 } as const;
 
 const moveCount = (rows: ExecutionRowSet, processId: string, from: string | null, to: string): void => {
-  if (from) rows.countDeltas.set(`${processId}\u0000${from}`, (rows.countDeltas.get(`${processId}\u0000${from}`) ?? 0) - 1);
+  if (from)
+    rows.countDeltas.set(`${processId}\u0000${from}`, (rows.countDeltas.get(`${processId}\u0000${from}`) ?? 0) - 1);
   rows.countDeltas.set(`${processId}\u0000${to}`, (rows.countDeltas.get(`${processId}\u0000${to}`) ?? 0) + 1);
 };
 
-function updateNode(rows: ExecutionRowSet, executionId: string, nodeId: string, change: (row: NodeStateRow) => void): void {
+function updateNode(
+  rows: ExecutionRowSet,
+  executionId: string,
+  nodeId: string,
+  change: (row: NodeStateRow) => void,
+): void {
   const row = rows.nodes.get(executionId)?.get(nodeId);
   if (!row) return;
   change(row);

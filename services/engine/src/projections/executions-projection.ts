@@ -1,22 +1,34 @@
 import { sql } from 'kysely';
 import type { Projection, StoredEvent, Trx } from '@weft/event-store';
 import { EXECUTION_EVENT_TYPES, type ExecutionEvent } from '../domain/execution/events.js';
-import { applyToRows, emptyRowSet, type ExecutionRow, type ExecutionRowSet, type NodeStateRow } from './execution-rows.js';
+import {
+  applyToRows,
+  emptyRowSet,
+  type ExecutionRow,
+  type ExecutionRowSet,
+  type NodeStateRow,
+} from './execution-rows.js';
 
 /**
  * Projection of execution events into the history tables: one row per execution, one per node
  * (every node of the snapshot starts `pending`), counts per process and status. The engine
  * applies a whole group commit at once (`applyExecutionEvents`, same transaction as the events):
  * it loads the rows the batch touches, folds the events over them and writes each changed row
- * once. `apply` (rebuild, other stores) is the same fold over one event.
+ * once. `apply` (rebuild, other stores) is the same fold over one event. The large JSON columns
+ * are never loaded: a row read from the table carries `undefined` there, written as NULL and
+ * kept by COALESCE, so a node's completion does not move its input back and forth.
  */
 const EXECUTION_TYPES = new Set<string>(EXECUTION_EVENT_TYPES);
 const NODE_ROWS_PER_STATEMENT = 2000;
 
 const jsonb = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));
+const KEPT_WHEN_NULL = new Set(['input_data', 'output_data', 'graph_snapshot']);
 const iso = (value: unknown): string | null =>
-  value === null || value === undefined ? null : value instanceof Date ? value.toISOString() : new Date(value as string).toISOString();
-const parsed = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : (value ?? null));
+  value === null || value === undefined
+    ? null
+    : value instanceof Date
+      ? value.toISOString()
+      : new Date(value as string).toISOString();
 const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
 const executionFromDb = (row: Record<string, unknown>): ExecutionRow => ({
@@ -33,9 +45,9 @@ const executionFromDb = (row: Record<string, unknown>): ExecutionRow => ({
   attempt: Number(row.attempt),
   failed_node_id: (row.failed_node_id as string | null) ?? null,
   failed_node_name: (row.failed_node_name as string | null) ?? null,
-  input_data: parsed(row.input_data),
-  output_data: parsed(row.output_data),
-  graph_snapshot: parsed(row.graph_snapshot),
+  input_data: undefined,
+  output_data: undefined,
+  graph_snapshot: undefined,
 });
 
 const nodeFromDb = (row: Record<string, unknown>): NodeStateRow => ({
@@ -48,30 +60,11 @@ const nodeFromDb = (row: Record<string, unknown>): NodeStateRow => ({
   started_at: iso(row.started_at),
   completed_at: iso(row.completed_at),
   duration_ms: num(row.duration_ms),
-  input_data: parsed(row.input_data),
-  output_data: parsed(row.output_data),
+  input_data: undefined,
+  output_data: undefined,
   error: (row.error as string | null) ?? null,
   iterations: num(row.iterations),
 });
-
-async function loadRows(trx: Trx, events: readonly ExecutionEvent[]): Promise<ExecutionRowSet> {
-  const rows = emptyRowSet();
-  const startedHere = new Set(events.filter((e) => e.type === 'ExecutionStarted').map((e) => e.data.executionId));
-  const toLoad = [...new Set(events.map((e) => e.data.executionId))].filter((id) => !startedHere.has(id));
-  if (toLoad.length === 0) return rows;
-  const executions = await trx.selectFrom('engine_executions').selectAll().where('id', 'in', toLoad).execute();
-  for (const row of executions) rows.executions.set(String(row.id), executionFromDb(row));
-  const nodes = await trx.selectFrom('engine_node_states').selectAll().where('execution_id', 'in', toLoad).execute();
-  for (const row of nodes) {
-    const node = nodeFromDb(row);
-    let byNode = rows.nodes.get(node.execution_id);
-    if (!byNode) rows.nodes.set(node.execution_id, (byNode = new Map()));
-    byNode.set(node.node_id, node);
-  }
-  return rows;
-}
-
-const excluded = (columns: readonly string[]) => Object.fromEntries(columns.map((c) => [c, sql.ref(`excluded.${c}`)]));
 
 const EXECUTION_COLUMNS = [
   'process_id',
@@ -104,6 +97,41 @@ const NODE_COLUMNS = [
   'iterations',
 ] as const;
 
+async function loadRows(trx: Trx, events: readonly ExecutionEvent[]): Promise<ExecutionRowSet> {
+  const rows = emptyRowSet();
+  const startedHere = new Set(events.filter((e) => e.type === 'ExecutionStarted').map((e) => e.data.executionId));
+  const toLoad = [...new Set(events.map((e) => e.data.executionId))].filter((id) => !startedHere.has(id));
+  if (toLoad.length === 0) return rows;
+  const executions = await trx
+    .selectFrom('engine_executions')
+    .select(['id', ...EXECUTION_COLUMNS.filter((column) => !KEPT_WHEN_NULL.has(column))])
+    .where('id', 'in', toLoad)
+    .execute();
+  for (const row of executions) rows.executions.set(String(row.id), executionFromDb(row));
+  const nodes = await trx
+    .selectFrom('engine_node_states')
+    .select(['execution_id', 'node_id', ...NODE_COLUMNS.filter((column) => !KEPT_WHEN_NULL.has(column))])
+    .where('execution_id', 'in', toLoad)
+    .execute();
+  for (const row of nodes) {
+    const node = nodeFromDb(row);
+    let byNode = rows.nodes.get(node.execution_id);
+    if (!byNode) rows.nodes.set(node.execution_id, (byNode = new Map()));
+    byNode.set(node.node_id, node);
+  }
+  return rows;
+}
+
+const excluded = (table: string, columns: readonly string[]) =>
+  Object.fromEntries(
+    columns.map((c) => [
+      c,
+      KEPT_WHEN_NULL.has(c)
+        ? sql`coalesce(${sql.ref(`excluded.${c}`)}, ${sql.ref(`${table}.${c}`)})`
+        : sql.ref(`excluded.${c}`),
+    ]),
+  );
+
 async function writeRows(trx: Trx, rows: ExecutionRowSet): Promise<void> {
   const executions = [...rows.changedExecutions].map((id) => rows.executions.get(id) as ExecutionRow);
   if (executions.length > 0) {
@@ -117,7 +145,7 @@ async function writeRows(trx: Trx, rows: ExecutionRowSet): Promise<void> {
           graph_snapshot: jsonb(row.graph_snapshot),
         })),
       )
-      .onConflict((oc) => oc.column('id').doUpdateSet(excluded(EXECUTION_COLUMNS)))
+      .onConflict((oc) => oc.column('id').doUpdateSet(excluded('engine_executions', EXECUTION_COLUMNS)))
       .execute();
   }
   const nodes = [...rows.changedNodes].map((key) => {
@@ -134,7 +162,9 @@ async function writeRows(trx: Trx, rows: ExecutionRowSet): Promise<void> {
           output_data: jsonb(row.output_data),
         })),
       )
-      .onConflict((oc) => oc.columns(['execution_id', 'node_id']).doUpdateSet(excluded(NODE_COLUMNS)))
+      .onConflict((oc) =>
+        oc.columns(['execution_id', 'node_id']).doUpdateSet(excluded('engine_node_states', NODE_COLUMNS)),
+      )
       .execute();
   }
   const counts = [...rows.countDeltas].filter(([, delta]) => delta !== 0);
@@ -148,7 +178,9 @@ async function writeRows(trx: Trx, rows: ExecutionRowSet): Promise<void> {
         }),
       )
       .onConflict((oc) =>
-        oc.columns(['process_id', 'status']).doUpdateSet({ count: sql`engine_execution_counts.count + excluded.count` }),
+        oc
+          .columns(['process_id', 'status'])
+          .doUpdateSet({ count: sql`engine_execution_counts.count + excluded.count` }),
       )
       .execute();
   }

@@ -2,6 +2,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { workQueue, type ExecutionRequest, type HttpCall, type HttpReply, type RequestSpec } from '@weft/contracts';
 import { InMemoryBus, NatsBus, type Actor, type Bus } from '@weft/bus';
 import { loadConfig } from '@weft/config';
+import { sql } from 'kysely';
 import { openDatabase, PostgresEventStore, type Database } from '@weft/event-store';
 import { createLogger } from '@weft/observability';
 import type { EngineOptions } from '../../src/engine-runtime.js';
@@ -92,6 +93,9 @@ export async function startEngineHarness(
       }
       await bus.close();
       await store.close();
+      // The fresh schema this harness made is dropped; a shared one belongs to whoever made it.
+      if (mode === 'distributed' && !shared.schema)
+        await sql.raw(`DROP SCHEMA "${schema}" CASCADE`).execute(database.db);
       await database.close();
     },
   };

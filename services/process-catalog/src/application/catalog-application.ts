@@ -24,6 +24,8 @@ export const catalogProjections: readonly Projection[] = [
   collectionProjection,
 ];
 
+const storesWithProjections = new WeakSet<EventStore>();
+
 export const systemRuntime: Runtime = { now: () => new Date().toISOString(), newId: () => randomUUID() };
 
 /** The catalog's application layer, wired onto one event store. */
@@ -52,7 +54,11 @@ export async function openCatalogApplication(
   // WEFT_SECRET_KEY, or (embedded) the key generated once into the data dir.
   const secrets = new SecretBox(settings.secretKey ?? (await loadOrCreateSecretKey(settings.dataDir)));
   await migrate(store.db, catalogMigrations, CATALOG_MIGRATIONS_TABLE);
-  store.registerProjections(catalogProjections);
+  // A restarted service on the same store must not apply every event twice.
+  if (!storesWithProjections.has(store)) {
+    store.registerProjections(catalogProjections);
+    storesWithProjections.add(store);
+  }
   const queries = new ProcessQueries(store.db, store);
   return {
     store,

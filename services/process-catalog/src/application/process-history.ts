@@ -91,17 +91,13 @@ export async function processHistory(
   queries: ProcessQueries,
   store: EventStore,
 ): Promise<Page<HistoryEntry>> {
-  await queries.accessibleState(processId, caller);
-  const stored = await store.readStream(processStreamId(processId));
-  const entries = stored.flatMap((event) => {
+  const { revision } = await queries.accessibleState(processId, caller);
+  // Every event of a process stream is a process event, so revisions page the history directly.
+  const fromVersion = (page.page - 1) * page.pageSize + 1;
+  const stored = fromVersion > revision ? [] : await store.readStream(processStreamId(processId), { fromVersion });
+  const items = stored.slice(0, page.pageSize).flatMap((event) => {
     const domain = toProcessEvent(event);
     return domain ? [toEntry(event, domain)] : [];
   });
-  const start = (page.page - 1) * page.pageSize;
-  return {
-    items: entries.slice(start, start + page.pageSize),
-    page: page.page,
-    pageSize: page.pageSize,
-    total: entries.length,
-  };
+  return { items, page: page.page, pageSize: page.pageSize, total: revision };
 }

@@ -1,6 +1,7 @@
 import type { ErrorWebhookPayload } from '@weft/contracts';
 import type { Logger } from '@weft/observability';
 import type { ErrorNotifier } from '../../application/engine-ports.js';
+import { guardedFetch, OutboundBlockedError } from './outbound-guard.js';
 
 /**
  * POSTs an execution's failure to the process's error webhook, in the background: a timeout per
@@ -10,6 +11,8 @@ import type { ErrorNotifier } from '../../application/engine-ports.js';
 export interface ErrorWebhookOptions {
   timeoutMs?: number;
   retries?: number;
+  /** WEFT_OUTBOUND_BLOCK_PRIVATE: refuse loopback, private and link-local targets. */
+  blockPrivate?: boolean;
   backoffMs?: number;
   logger?: Logger;
 }
@@ -33,15 +36,26 @@ export class HttpErrorNotifier implements ErrorNotifier {
     const body = JSON.stringify(payload);
     for (let attempt = 0; attempt <= retries; attempt++) {
       try {
-        const response = await fetch(url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'user-agent': 'weft-engine' },
-          body,
-          signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
-        });
+        const response = await guardedFetch(
+          new URL(url),
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'user-agent': 'weft-engine' },
+            body,
+            signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+          },
+          this.options.blockPrivate === true,
+        );
         await response.body?.cancel();
         if (response.status < 500 && response.status !== 429) return;
-      } catch {
+      } catch (error) {
+        if (error instanceof OutboundBlockedError) {
+          this.options.logger?.warn(
+            { executionId: payload.executionId, reason: error.message },
+            'error webhook refused',
+          );
+          return;
+        }
         // network error or timeout: retried below
       }
       if (attempt < retries) await new Promise((r) => setTimeout(r, (this.options.backoffMs ?? 500) * 2 ** attempt));

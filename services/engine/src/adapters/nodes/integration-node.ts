@@ -1,5 +1,6 @@
 import type { DecryptedConnection, FileReference, IntegrationNodeConfig } from '@weft/contracts';
 import { NodeFailure, type NodeExecutor } from '../../domain/nodes/node-executor.js';
+import { guardedFetch, OutboundBlockedError } from '../http/outbound-guard.js';
 
 /**
  * HTTP request node on Node's fetch: method, URL, headers, query, JSON/form/text body, auth from
@@ -12,6 +13,8 @@ export interface BlobSink {
 
 export interface IntegrationNodeOptions {
   blobs?: BlobSink;
+  /** WEFT_OUTBOUND_BLOCK_PRIVATE: refuse loopback, private and link-local targets. */
+  blockPrivate?: boolean;
   /** First backoff step; doubled per retry. */
   backoffMs?: number;
 }
@@ -111,15 +114,20 @@ export const integrationNodeExecutor = (options: IntegrationNodeOptions = {}): N
     for (let attempt = 0; ; attempt++) {
       let response: Response;
       try {
-        response = await fetch(url, {
-          method,
-          headers,
-          body,
-          redirect: 'follow',
-          signal: AbortSignal.any([context.signal, AbortSignal.timeout(config.timeoutMs ?? DEFAULT_TIMEOUT_MS)]),
-        });
+        response = await guardedFetch(
+          url,
+          {
+            method,
+            headers,
+            body,
+            redirect: 'follow',
+            signal: AbortSignal.any([context.signal, AbortSignal.timeout(config.timeoutMs ?? DEFAULT_TIMEOUT_MS)]),
+          },
+          options.blockPrivate === true,
+        );
       } catch (error) {
         if (context.signal.aborted) throw error;
+        if (error instanceof OutboundBlockedError) throw new NodeFailure(error.message);
         const reason =
           (error as { name?: string }).name === 'TimeoutError'
             ? `timed out after ${config.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms`

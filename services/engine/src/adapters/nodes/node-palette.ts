@@ -17,7 +17,9 @@ export interface NodePalette {
   close(): Promise<void>;
 }
 
-export function createNodePalette(options: { blobs?: BlobSink; httpBackoffMs?: number } = {}): NodePalette {
+export function createNodePalette(
+  options: { blobs?: BlobSink; httpBackoffMs?: number; blockPrivate?: boolean } = {},
+): NodePalette {
   const sandbox = new ScriptSandbox();
   const connections = new SqlConnections();
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -28,7 +30,11 @@ export function createNodePalette(options: { blobs?: BlobSink; httpBackoffMs?: n
     loopNodeExecutor,
     waitNodeExecutor,
     scriptNodeExecutor(sandbox),
-    integrationNodeExecutor({ blobs: options.blobs, backoffMs: options.httpBackoffMs }),
+    integrationNodeExecutor({
+      blobs: options.blobs,
+      backoffMs: options.httpBackoffMs,
+      blockPrivate: options.blockPrivate,
+    }),
     sqlNodeExecutor(connections),
     databaseNodeExecutor(connections),
   ];

@@ -7,7 +7,10 @@ import { followExecutionEvents } from './execution-leases.js';
  * The engine's group commit on PostgreSQL/PGlite: the events, the execution read models (folded
  * per batch) and the leases in one transaction, so a read after the commit sees all of it.
  */
-export function postgresExecutionCommit(store: PostgresEventStore, leases: { owner: string; leaseMs: number }): CommitBatch {
+export function postgresExecutionCommit(
+  store: PostgresEventStore,
+  leases: { owner: string; leaseMs: number },
+): CommitBatch {
   return async (batch) => {
     await store.db.transaction().execute(async (trx) => {
       const results = await store.appendInTransaction(trx, batch);

@@ -90,7 +90,11 @@ export async function followExecutionEvents(
           expires_at: sql`now() + make_interval(secs => ${leases.leaseMs / 1000})`,
         })),
       )
-      .onConflict((oc) => oc.column('execution_id').doUpdateSet({ owner: sql.ref('excluded.owner'), expires_at: sql.ref('excluded.expires_at') }))
+      .onConflict((oc) =>
+        oc
+          .column('execution_id')
+          .doUpdateSet({ owner: sql.ref('excluded.owner'), expires_at: sql.ref('excluded.expires_at') }),
+      )
       .execute();
   }
   if (ended.length > 0) await trx.deleteFrom('engine_execution_leases').where('execution_id', 'in', ended).execute();

@@ -3,6 +3,7 @@ export type LintCheck =
   | 'output-node-exists'
   | 'no-orphan-nodes'
   | 'required-config-fields'
+  | 'node-config'
   | 'schema-references'
   | 'edge-endpoints'
   | 'no-cycles'

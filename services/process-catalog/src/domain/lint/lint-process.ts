@@ -1,8 +1,12 @@
+import { knownNodeTypes, validateNodeConfig } from '@weft/contracts';
 import { nodeLabel, type Graph, type GraphNode } from '../process/graph.js';
 import { isKnownNodeType, SCHEMATIZATION_BLOCKS_FIELD } from '../process/node-types.js';
 import { labelsReferencedInValue } from '../process/templates.js';
 import type { KnownSchema, LintFinding, LintReport } from './lint-finding.js';
 import { missingConfigFields } from './required-config-fields.js';
+
+/** Node types whose config schema the engine publishes in contracts (DESIGN.md "Node configs"). */
+const engineValidatedTypes = new Set(knownNodeTypes());
 
 const describe = (node: GraphNode): string => `node "${nodeLabel(node) ?? node.id}"`;
 
@@ -143,6 +147,16 @@ export function lintProcess(graph: Graph, schemas: ReadonlyMap<string, KnownSche
         message: `${describe(node)} (${node.type}) is missing ${missing.join(', ')}`,
         nodeId: node.id,
       });
+    } else if (engineValidatedTypes.has(node.type)) {
+      // The engine refuses a config its schema rejects, so lint reports it before a run does.
+      for (const violation of validateNodeConfig(node.type, node.config)) {
+        findings.push({
+          check: 'node-config',
+          severity: 'error',
+          message: `${describe(node)} (${node.type}): ${violation.path} ${violation.message}`,
+          nodeId: node.id,
+        });
+      }
     }
     findings.push(...schemaFindings(node, schemas));
   }

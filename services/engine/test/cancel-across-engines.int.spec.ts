@@ -1,0 +1,53 @@
+import { engineHttp, type ExecutionRecord } from '@weft/contracts';
+import { GraphBuilder } from './fixtures/graph-builder.js';
+import { FixtureCatalog } from './support/fixture-catalog.js';
+import { actorOf, startEngineHarness, type EngineHarness } from './support/engine-harness.js';
+import { waitUntil } from './support/wait-until.js';
+
+/** A cancel handled by one engine stops the run parked in a wait node on another engine. */
+describe('cancel across engines (PostgreSQL + NATS)', () => {
+  let runner: EngineHarness;
+  let reader: EngineHarness;
+  beforeAll(async () => {
+    const catalog = new FixtureCatalog();
+    runner = await startEngineHarness('distributed', { leaseMs: 900 }, { catalog });
+    const schema = runner.database.schema;
+    reader = await startEngineHarness('distributed', { consume: false }, { schema, queue: runner.queue, catalog });
+  });
+  afterAll(async () => {
+    await reader.close();
+    await runner.close();
+  });
+
+  test('the running engine stops the execution and writes nothing after the cancel', async () => {
+    const org = crypto.randomUUID();
+    const actor = actorOf(org);
+    const g = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('Park', 'waitNode', { seconds: 600 })
+      .node('Out', 'outputNode')
+      .edge('In', 'Park')
+      .edge('Park', 'Out');
+    const process = runner.catalog.add(g.process({ organization_id: org }));
+    const accepted = await runner.engine.runtime.api.testProcess(
+      { params: { processId: process.id }, query: { waitSeconds: '0' }, body: {}, headers: {} },
+      { headers: {}, actor },
+    );
+    const executionId = (accepted.body as { execution_id: string }).execution_id;
+    await waitUntil(() => runner.engine.runtime.engine.isRunningHere(executionId));
+    expect(runner.engine.runtime.engine.isRunningHere(executionId)).toBe(true);
+
+    const cancelled = await reader.engine.runtime.api.cancelExecution(
+      { params: { id: executionId }, query: {}, body: undefined, headers: {} },
+      { headers: {}, actor },
+    );
+    expect((cancelled.body as ExecutionRecord).status).toBe('cancelled');
+
+    await waitUntil(() => !runner.engine.runtime.engine.isRunningHere(executionId));
+    expect(runner.engine.runtime.engine.isRunningHere(executionId)).toBe(false);
+    const events = await runner.store.readStream(`execution-${executionId}`);
+    expect(events.at(-1)?.type).toBe('ExecutionCancelled');
+    const record = await runner.call(engineHttp.getExecution, { params: { id: executionId } }, actor);
+    expect((record.body as ExecutionRecord).node_states.find((s) => s.node_name === 'Park')?.status).toBe('cancelled');
+  });
+});
