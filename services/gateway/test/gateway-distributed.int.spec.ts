@@ -2,7 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { httpRoute, notFound, request, type HttpCall, type HttpReply } from '@weft/contracts';
+import {
+  gatewayEventSchemas,
+  httpRoute,
+  notFound,
+  request,
+  validateAgainst,
+  type HttpCall,
+  type HttpReply,
+} from '@weft/contracts';
 import { NatsBus, type MessageContext } from '@weft/bus';
 import { loadConfig } from '@weft/config';
 import { openDatabase, PostgresEventStore, type Database } from '@weft/event-store';
@@ -141,6 +149,17 @@ describe('gateway on PostgreSQL and NATS', () => {
     const silent = await call('GET', '/api/v1/silent', systemKey);
     expect([503, 504]).toContain(silent.status);
     expect(silent.type).toContain('application/problem+json');
+  });
+
+  test('every stored gateway event matches its published contract schema', async () => {
+    const events = await database.db.selectFrom('events').select(['type', 'data', 'schema_version']).execute();
+    expect(events.length).toBeGreaterThan(3);
+    for (const event of events) {
+      const contract = gatewayEventSchemas[event.type];
+      expect(contract).toBeDefined();
+      expect(event.schema_version).toBe(contract?.schemaVersion);
+      expect(validateAgainst(contract!.schema, event.data)).toEqual([]);
+    }
   });
 
   test('readiness reflects the database and the bus', async () => {
