@@ -220,6 +220,40 @@ describe('graph runner', () => {
     expect(listener.output('Out')).toEqual({ In: { x: 1 }, Once: { call: 'before' } });
   });
 
+  test('a resumed loop does not run again the body nodes of iterations that completed', async () => {
+    const calls: number[] = [];
+    const square = fnNode((input) => {
+      const { item } = input.Each as { item: number };
+      calls.push(item);
+      return { value: item * item };
+    });
+    const g = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('Each', 'loopNode', { items: '{{input["In"]["numbers"]}}' })
+      .node('Square', 'fnNode')
+      .node('Out', 'outputNode', { fields: { results: '{{input["Each"]["results"]}}' } })
+      .edge('In', 'Each')
+      .edge('Each', 'Square', 'start')
+      .edge('Each', 'Out', 'output');
+    const iteration0 = [{ loopNodeId: g.id('Each'), index: 0 }];
+    const completed = new Map([
+      [nodeRunKey(g.id('In'), []), { input: {}, output: { numbers: [2, 3] }, handles: ['output'] }],
+      [nodeRunKey(g.id('Square'), iteration0), { input: {}, output: { value: 4 }, handles: ['output'] }],
+    ]);
+    const { outcome, listener } = await runInMemory(
+      g.snapshot(),
+      g.id('In'),
+      { numbers: [2, 3] },
+      {
+        executors: pureExecutors(square),
+        completed,
+      },
+    );
+    expect(outcome.status).toBe('completed');
+    expect(calls).toEqual([3]);
+    expect(listener.output('Out')).toEqual({ results: [{ Square: { value: 4 } }, { Square: { value: 9 } }] });
+  });
+
   test('aborting stops the run and reports the reason', async () => {
     const g = new GraphBuilder()
       .node('In', 'inputNode', { triggerType: 'manual' })

@@ -7,7 +7,7 @@ import {
   type ProcessRecord,
 } from '@weft/contracts';
 import { WrongExpectedVersionError, type EventMetadata, type EventStore } from '@weft/event-store';
-import type { Logger } from '@weft/observability';
+import { withSpan, type Logger } from '@weft/observability';
 import { decide } from '../domain/execution/decide.js';
 import { executionStreamId, type ExecutionEvent } from '../domain/execution/events.js';
 import { foldExecution, initialExecutionState, isFinished, type ExecutionState } from '../domain/execution/state.js';
@@ -274,7 +274,16 @@ export class ExecutionEngine {
     const controller = new AbortController();
     const active: ActiveExecution = { run, controller, done: Promise.resolve() };
     this.active.set(run.executionId, active);
-    active.done = this.drive(run, graph, controller)
+    const started = run.state.started!;
+    active.done = withSpan(
+      `execution ${started.processId}`,
+      {
+        'weft.execution.id': run.executionId,
+        'weft.process.id': started.processId,
+        'weft.organization.id': started.organizationId,
+      },
+      () => this.drive(run, graph, controller),
+    )
       .catch((error: unknown) =>
         this.deps.logger.error({ err: error, executionId: run.executionId }, 'execution stopped'),
       )
@@ -385,6 +394,19 @@ export class ExecutionEngine {
       listener: run.listener(),
       now: this.now,
       connection: (connectionId) => this.deps.directory.getConnection(connectionId, started.organizationId),
+      // One span per node run, so a trace follows a request from the webhook through every node.
+      around: (node, iteration, work) =>
+        withSpan(
+          `node ${node.type} ${node.label}`,
+          {
+            'weft.execution.id': run.executionId,
+            'weft.process.id': started.processId,
+            'weft.node.id': node.id,
+            'weft.node.type': node.type,
+            ...(iteration.length > 0 ? { 'weft.loop.index': iteration.map((i) => i.index).join('/') } : {}),
+          },
+          work,
+        ),
     });
   }
 

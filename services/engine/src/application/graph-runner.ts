@@ -40,6 +40,8 @@ export interface RunGraphInput {
   listener: RunListener;
   now: () => Date;
   connection: (connectionId: string) => Promise<DecryptedConnection>;
+  /** Wraps each node's work (tracing spans); default runs it as is. */
+  around?: <T>(node: GraphNode, iteration: IterationPath, work: () => Promise<T>) => Promise<T>;
 }
 
 export type RunOutcome =
@@ -227,7 +229,9 @@ export async function runGraph(input: RunGraphInput): Promise<RunOutcome> {
               return sinks;
             },
           };
-          result = await executor.execute(config, nodeInput, context);
+          result = input.around
+            ? await input.around(node, iteration, () => executor.execute(config, nodeInput, context))
+            : await executor.execute(config, nodeInput, context);
         } catch (error) {
           if (internal.signal.aborted) throw error;
           if (error instanceof NodeRunFailed) {
