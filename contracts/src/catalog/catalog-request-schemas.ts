@@ -8,6 +8,12 @@ const position: JsonSchema = {
   additionalProperties: false,
 };
 
+/** Only the fields every node type shares; the rest of a config is type-specific (lint checks it). */
+const nodeConfigShape: JsonSchema = {
+  type: 'object',
+  properties: { label: { type: 'string' } },
+};
+
 /** A node as a client sends it; `id` is kept when it is an unused UUID, otherwise replaced. */
 export const nodeInputSchema: JsonSchema = {
   type: 'object',
@@ -15,7 +21,7 @@ export const nodeInputSchema: JsonSchema = {
     id: { type: 'string', minLength: 1 },
     type: { type: 'string', minLength: 1, maxLength: 100 },
     position,
-    config: { type: 'object' },
+    config: nodeConfigShape,
   },
   required: ['type'],
   additionalProperties: false,
@@ -35,12 +41,21 @@ export const edgeInputSchema: JsonSchema = {
   additionalProperties: false,
 };
 
+/**
+ * The longest time-out a process may have: the engine arms one timer per execution, and Node
+ * timers hold at most 2^31-1 ms (about 24.8 days).
+ */
+export const MAX_PROCESS_TIMEOUT_SECONDS = 2_147_483;
+
+/** error_webhook_url must be http(s); the catalog also checks that it parses as a URL. */
+export const HTTP_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$';
+
 const settingsProperties = {
   name: { type: 'string', minLength: 1, maxLength: 500 },
   description: { type: 'string', maxLength: 10000 },
   max_retries: { type: 'integer', minimum: 0, maximum: 100 },
-  error_webhook_url: { type: ['string', 'null'], maxLength: 2000 },
-  timeout_seconds: { type: 'integer', minimum: 0 },
+  error_webhook_url: { type: ['string', 'null'], maxLength: 2000, pattern: HTTP_URL_PATTERN },
+  timeout_seconds: { type: 'integer', minimum: 0, maximum: MAX_PROCESS_TIMEOUT_SECONDS },
 };
 
 export const createProcessBodySchema: JsonSchema = {
@@ -62,7 +77,7 @@ export const updateProcessBodySchema: JsonSchema = {
 
 export const updateNodeBodySchema: JsonSchema = {
   type: 'object',
-  properties: { type: { type: 'string', minLength: 1, maxLength: 100 }, position, config: { type: 'object' } },
+  properties: { type: { type: 'string', minLength: 1, maxLength: 100 }, position, config: nodeConfigShape },
   minProperties: 1,
   additionalProperties: false,
 };
@@ -137,7 +152,7 @@ export const createCollectionBodySchema: JsonSchema = {
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 500 },
     description: { type: 'string', maxLength: 10000 },
-    parentCollectionId: { anyOf: [uuid, { type: 'null' }] },
+    parentCollectionId: { ...uuid, type: ['string', 'null'] },
   },
   required: ['name'],
   additionalProperties: false,

@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../http/http-route.js';
+import { HTTP_URL_PATTERN, MAX_PROCESS_TIMEOUT_SECONDS } from './catalog-request-schemas.js';
 
 /**
  * The export / import document (camelCase, spec "Process import document"). An export is
@@ -64,8 +65,8 @@ export const processDocumentSchema: JsonSchema = {
     name: { type: 'string', minLength: 1, maxLength: 500 },
     description: { type: 'string', maxLength: 10000 },
     maxRetries: { type: 'integer', minimum: 0, maximum: 100 },
-    errorWebhookUrl: { type: ['string', 'null'], maxLength: 2000 },
-    timeoutSeconds: { type: 'integer', minimum: 0 },
+    errorWebhookUrl: { type: ['string', 'null'], maxLength: 2000, pattern: HTTP_URL_PATTERN },
+    timeoutSeconds: { type: 'integer', minimum: 0, maximum: MAX_PROCESS_TIMEOUT_SECONDS },
     nodes: {
       type: 'array',
       maxItems: 5000,
@@ -80,7 +81,7 @@ export const processDocumentSchema: JsonSchema = {
             required: ['x', 'y'],
             additionalProperties: false,
           },
-          config: { type: 'object' },
+          config: { type: 'object', properties: { label: { type: 'string' } } },
         },
         required: ['type'],
         additionalProperties: false,

@@ -9,7 +9,11 @@ export interface BackendServices {
 }
 
 /** The services behind the gateway, started in this process; stopped in reverse order. */
-export async function startBackendServices(deps: { config: WeftConfig; store: EventStore; bus: Bus }): Promise<BackendServices> {
+export async function startBackendServices(deps: {
+  config: WeftConfig;
+  store: EventStore;
+  bus: Bus;
+}): Promise<BackendServices> {
   const started: { stop(): Promise<void> }[] = [];
   const stopAll = async (): Promise<void> => {
     for (const service of started.reverse()) await service.stop();

@@ -402,4 +402,194 @@ describe.each(setups)('catalog through the gateway ($bus bus, $db)', ({ bus: bus
     // With the resources in place every route succeeds.
     expect(answers.filter(([, status]) => status >= 300).map(([route]) => route)).toEqual([]);
   });
+
+  test('input the database cannot hold, or absurdly deep, is a 400 and changes nothing', async () => {
+    const org = await organization('Nasty');
+    const created = await http('POST', `/api/v1/processes/by-org/${org.id}`, org.key, { name: 'Target' });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const deep = JSON.parse(`${'{"a":'.repeat(200)}1${'}'.repeat(200)}`) as unknown;
+    const refused: [string, string, unknown][] = [
+      ['POST', `/api/v1/processes/by-org/${org.id}`, { name: 'nul\u0000name' }],
+      ['PUT', `/api/v1/processes/by-id/${id}`, { description: 'a\u0000b' }],
+      ['POST', `/api/v1/processes/${id}/nodes`, { type: 'scriptNode', config: { label: 'S', code: 'x', deep } }],
+      ['POST', `/api/v1/processes/${id}/nodes`, { type: 'scriptNode', config: { 'k\u0000': 1 } }],
+      ['POST', `/api/v1/schemas/by-org/${org.id}`, { name: 'S', dataBlocks: [{ name: 'b', jsonSchema: deep }] }],
+      ['POST', `/api/v1/connections/by-org/${org.id}`, { type: 'http', name: 'c', data: { token: '\u0000' } }],
+      ['POST', `/api/v1/process-collections/by-org/${org.id}`, { name: '\u0000' }],
+    ];
+    for (const [method, url, body] of refused) {
+      const reply = await http(method, url, org.key, body);
+      expect([url, reply.status, reply.headers['content-type']]).toEqual([
+        url,
+        400,
+        expect.stringContaining('application/problem+json'),
+      ]);
+      expect(reply.body.errors.length).toBeGreaterThan(0);
+    }
+    const search = await http('GET', `/api/v1/processes/by-org/${org.id}?search=a%00b`, org.key);
+    expect(search.status).toBe(400);
+    expect(search.body.errors).toEqual([{ path: '/query/search', message: 'must not contain the NUL character' }]);
+
+    const after = await http('GET', `/api/v1/processes/by-id/${id}`, org.key);
+    expect(after.body).toMatchObject({ revision: 1, description: '', nodes: [] });
+    const lists = await Promise.all(
+      ['processes', 'schemas', 'connections', 'process-collections'].map((kind) =>
+        http('GET', `/api/v1/${kind}/by-org/${org.id}`, org.key),
+      ),
+    );
+    expect(lists.map((list) => list.body.total)).toEqual([1, 0, 0, 0]);
+  });
+
+  test('settings, queries and ?at= are checked before anything runs', async () => {
+    const org = await organization('Strict');
+    // A time-out the engine cannot arm (Node timers stop at 2^31-1 ms) and a non-http URL, listed together.
+    const bad = await http('POST', `/api/v1/processes/by-org/${org.id}`, org.key, {
+      name: 'x',
+      timeout_seconds: 1e12,
+      error_webhook_url: 'ftp://example.com/hook',
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors.map((error: { path: string }) => error.path).sort()).toEqual([
+      '/error_webhook_url',
+      '/timeout_seconds',
+    ]);
+    const created = await http('POST', `/api/v1/processes/by-org/${org.id}`, org.key, {
+      name: 'x',
+      timeout_seconds: 2_147_483,
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    for (const at of ['1', '99999-01-01', 'yesterday', '2026-13-45T00:00:00Z']) {
+      const reply = await http('GET', `/api/v1/processes/by-id/${id}?at=${encodeURIComponent(at)}`, org.key);
+      expect([at, reply.status]).toEqual([at, 400]);
+    }
+    const listed = await http('GET', `/api/v1/processes/by-org/${org.id}?collectionId=abc`, org.key);
+    expect(listed.status).toBe(400);
+    const schemas = await http('GET', `/api/v1/schemas/by-org/${org.id}?collectionId=abc`, org.key);
+    expect(schemas.status).toBe(400);
+    const tree = await http('GET', `/api/v1/process-collections/by-org/${org.id}?tree=yes`, org.key);
+    expect(tree.status).toBe(400);
+    const parent = await http('POST', `/api/v1/process-collections/by-org/${org.id}`, org.key, {
+      name: 'c',
+      parentCollectionId: 'abc',
+    });
+    expect(parent.status).toBe(400);
+    expect(parent.body.errors).toHaveLength(1);
+  });
+
+  test('a label rename rewrites every template form the engine reads; a clash names the edited node', async () => {
+    const org = await organization('Rename');
+    const created = await http('POST', `/api/v1/processes/by-org/${org.id}`, org.key, {
+      name: 'Rename',
+      nodes: [
+        { id: 'in', type: 'inputNode', config: { label: 'Order', triggerType: 'webhook' } },
+        { id: 'other', type: 'scriptNode', config: { label: 'Other', code: 'return 1' } },
+        {
+          id: 'out',
+          type: 'outputNode',
+          config: {
+            label: 'Reply',
+            fields: { a: '{{input["Order"]["id"]}}', b: "{{input['Order'].id}}", c: '{{ input.Order.id }}' },
+          },
+        },
+      ],
+      edges: [
+        { source_node_id: 'in', target_node_id: 'other' },
+        { source_node_id: 'other', target_node_id: 'out' },
+      ],
+    });
+    expect(created.status).toBe(201);
+    const [input, other] = created.body.nodes as { id: string }[];
+    const clash = await http('PUT', `/api/v1/processes/${created.body.id}/nodes/${other!.id}`, org.key, {
+      config: { label: 'Order', code: 'return 1' },
+    });
+    expect(clash.status).toBe(400);
+    expect(clash.body.errors).toEqual([
+      { path: '/config/label', message: 'label "Order" is already used by another node' },
+    ]);
+    const renamed = await http('PUT', `/api/v1/processes/${created.body.id}/nodes/${input!.id}`, org.key, {
+      config: { label: 'New order', triggerType: 'webhook' },
+    });
+    expect(renamed.status).toBe(200);
+    const record = await http('GET', `/api/v1/processes/by-id/${created.body.id}`, org.key);
+    expect(record.body.nodes[2].config.fields).toEqual({
+      a: '{{input["New order"]["id"]}}',
+      b: '{{input["New order"].id}}',
+      c: '{{ input["New order"].id }}',
+    });
+    const edge = await http('POST', `/api/v1/processes/${created.body.id}/edges`, org.key, {
+      source_node_id: record.body.nodes[2].id,
+      target_node_id: input!.id,
+      source_handle: 'nope',
+    });
+    expect(edge.status).toBe(400);
+    // Process-form requests name fields in snake_case, in the errors and in the detail.
+    expect(edge.body.errors[0].path).toBe('/source_handle');
+    expect(edge.body.detail).toContain('/source_handle');
+    expect(edge.body.detail).not.toContain('sourceHandle');
+  });
+
+  test('importing the same export twice reuses the schema copy; a malformed document lists every problem', async () => {
+    const acme = await organization('Exporter');
+    const globex = await organization('Importer');
+    const schema = await http('POST', `/api/v1/schemas/by-org/${acme.id}`, acme.key, {
+      name: 'Orders',
+      dataBlocks: [{ name: 'order', jsonSchema: { type: 'object' } }],
+    });
+    const blockId = schema.body.dataBlocks[0].id as string;
+    const created = await http('POST', `/api/v1/processes/by-org/${acme.id}`, acme.key, {
+      name: 'With schema',
+      nodes: [
+        {
+          id: 'in',
+          type: 'inputNode',
+          config: { label: 'In', triggerType: 'webhook', schemaId: schema.body.id, dataBlockId: blockId },
+        },
+        { id: 'out', type: 'outputNode', config: { label: 'Out' } },
+      ],
+      edges: [{ source_node_id: 'in', target_node_id: 'out' }],
+    });
+    const exported = await http('GET', `/api/v1/processes/${created.body.id}/export`, acme.key);
+    const first = await http('POST', `/api/v1/processes/bulk-import/${globex.id}`, globex.key, exported.body);
+    const second = await http('POST', `/api/v1/processes/bulk-import/${globex.id}`, globex.key, exported.body);
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect(first.body.nodes[0].config.schemaId).not.toBe(schema.body.id);
+    expect(second.body.nodes[0].config).toEqual(first.body.nodes[0].config);
+    const schemas = await http('GET', `/api/v1/schemas/by-org/${globex.id}`, globex.key);
+    expect(schemas.body.total).toBe(1);
+    // Once the copy is edited it is no longer what the document describes: the next import makes its own.
+    await http('PUT', `/api/v1/schemas/by-id/${first.body.nodes[0].config.schemaId}`, globex.key, { name: 'Mine' });
+    const third = await http('POST', `/api/v1/processes/bulk-import/${globex.id}`, globex.key, exported.body);
+    expect(third.body.nodes[0].config.schemaId).not.toBe(first.body.nodes[0].config.schemaId);
+
+    const malformed = await http('POST', `/api/v1/processes/bulk-import/${globex.id}`, globex.key, {
+      name: '',
+      extra: true,
+      nodes: [
+        { id: 'a', type: 'inputNode', config: { label: 'A', triggerType: 'manual' } },
+        { id: 'b', type: 'outputNode', config: { label: 'A' } },
+        { type: 5 },
+      ],
+      edges: [{ sourceNodeId: 'b', targetNodeId: 'zz', sourceHandle: 'nope' }],
+      schemaDependencies: { S: { name: 's', dataBlocks: [{ name: 'b', jsonSchema: { type: 'bad' } }] } },
+    });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.errors.map((error: { path: string }) => error.path).sort()).toEqual(
+      [
+        '/extra',
+        '/name',
+        '/nodes/2/type',
+        '/nodes/1/config/label',
+        '/edges/0/targetNodeId',
+        '/edges/0/sourceHandle',
+        '/schemaDependencies/S/dataBlocks/0/jsonSchema',
+      ].sort(),
+    );
+    // Messages name nodes by their keys in the document, not by ids that were never stored.
+    const handle = malformed.body.errors.find((error: { path: string }) => error.path === '/edges/0/sourceHandle');
+    expect(handle.message).toContain('node "b"');
+    const after = await http('GET', `/api/v1/processes/by-org/${globex.id}`, globex.key);
+    expect(after.body.total).toBe(3);
+  });
 });

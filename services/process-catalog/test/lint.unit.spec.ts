@@ -96,4 +96,41 @@ describe('lint', () => {
       ['node-config', ids.scriptA],
     ]);
   });
+
+  // ajv reports the errors of both conditional shapes; lint lists only those of the node's mode.
+  test('a conditional is checked against the shape of its mode only', () => {
+    const nodes = realisticNodes().map((node) =>
+      node.id === ids.conditional
+        ? { ...node, config: { ...node.config, conditions: [{ left: 1, operator: 'bogus', right: 2 }] } }
+        : node,
+    );
+    const report = lintProcess({ nodes, edges: realisticEdges() }, new Map());
+    expect(report.findings.map((finding) => finding.message)).toEqual([
+      'node "Big order" (conditionalNode): /config/conditions/0/operator must be equal to one of the allowed values',
+    ]);
+    const switchNodes = realisticNodes().map((node) =>
+      node.id === ids.conditional
+        ? { ...node, config: { label: 'Big order', mode: 'switch', value: 1, cases: 'nope' } }
+        : node,
+    );
+    const switchReport = lintProcess({ nodes: switchNodes, edges: [] }, new Map());
+    expect(switchReport.findings.filter((finding) => finding.check === 'node-config').map((f) => f.message)).toEqual([
+      'node "Big order" (conditionalNode): /config/cases must be array',
+    ]);
+  });
+
+  test('template references in every form the engine reads are checked; cycles are named by label', () => {
+    const nodes = realisticNodes().map((node) =>
+      node.id === ids.output
+        ? { ...node, config: { label: 'Reply', fields: { a: "{{input['Ghost'].x}}", b: '{{input.Nobody.y}}' } } }
+        : node,
+    );
+    const edges = [...realisticEdges(), edge('00000000-0000-4000-8000-0000000000f1', ids.output, ids.input)];
+    const report = lintProcess({ nodes, edges }, new Map());
+    expect(report.findings.map((finding) => finding.message)).toEqual([
+      'the graph has a cycle through or behind nodes "Order", "Big order", "Discount", "Full price", "Reply"',
+      'node "Reply" references unknown label "Ghost"',
+      'node "Reply" references unknown label "Nobody"',
+    ]);
+  });
 });

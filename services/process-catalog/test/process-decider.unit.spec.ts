@@ -165,6 +165,22 @@ describe('process decider', () => {
     });
   });
 
+  test('a label clash is reported on the edited node, whichever node came first; empty labels never clash', () => {
+    const refused = given([created])
+      .when({ type: 'UpdateNode', data: { nodeId: ids.input, config: { label: 'Reply', triggerType: 'webhook' } } })
+      .thenRefuses(400);
+    expect(refused.problem.errors).toEqual([
+      { path: '/config/label', message: 'label "Reply" is already used by another node' },
+    ]);
+    const blank = (id: string) => ({ id, type: 'scriptNode', position: { x: 0, y: 0 }, config: { label: '' } });
+    const first = given([created])
+      .when({ type: 'AddNode', data: { node: blank('00000000-0000-4000-8000-000000000031') } })
+      .thenEvents();
+    given([created, ...first])
+      .when({ type: 'AddNode', data: { node: blank('00000000-0000-4000-8000-000000000032') } })
+      .then([{ type: 'NodeAdded', data: { node: blank('00000000-0000-4000-8000-000000000032'), at } }]);
+  });
+
   test('two nodes may not share a label', () => {
     given([created])
       .when({ type: 'UpdateNode', data: { nodeId: ids.scriptB, config: { label: 'Discount', code: 'x' } } })

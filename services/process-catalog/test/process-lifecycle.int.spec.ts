@@ -448,4 +448,17 @@ describe.each(backends())('process catalog on %s', (backend) => {
     expect((await harness.call('getProcess', actor, { params: { id: record.id } })).status).toBe(404);
     expect((await harness.call('listVersions', actor, { params: { process_id: record.id } })).status).toBe(404);
   });
+
+  test('the audit history of a deleted process stays readable by its organization only', async () => {
+    const record = await create();
+    expect((await harness.call('deleteProcess', actor, { params: { id: record.id } })).status).toBe(204);
+    const history = await harness.call('processHistory', actor, { params: { id: record.id }, query: {} });
+    expect(history.status).toBe(200);
+    expect((history.body as { items: { type: string }[] }).items.map((item) => item.type)).toEqual([
+      'ProcessCreated',
+      'ProcessDeleted',
+    ]);
+    const stranger = actorOf(randomUUID());
+    expect((await harness.call('processHistory', stranger, { params: { id: record.id }, query: {} })).status).toBe(404);
+  });
 });

@@ -17,4 +17,18 @@ describe('template references', () => {
   test('labels with quotes survive a rename', () => {
     expect(renameLabelInValue('{{input["say \\"hi\\""]["x"]}}', 'say "hi"', 'a"b')).toBe('{{input["a\\"b"]["x"]}}');
   });
+
+  // The engine also reads `['label']`, `.label` and JSON escapes; a rename must not miss those.
+  test('finds and renames every subscript form the engine reads', () => {
+    const text = "{{input['Old']['x']}} {{input.Old.y}} {{ input[\"\\u004Fld\"].z }} {{input.Older.x}}";
+    expect(labelsReferencedIn(text)).toEqual(['Old', 'Old', 'Old', 'Older']);
+    expect(renameLabelInValue(text, 'Old', 'New label')).toBe(
+      '{{input["New label"][\'x\']}} {{input["New label"].y}} {{ input["New label"].z }} {{input.Older.x}}',
+    );
+  });
+
+  test('leaves strings that are not templates of input alone', () => {
+    expect(labelsReferencedIn('{{ other["A"] }} input["A"] {{input}}')).toEqual([]);
+    expect(renameLabelInValue('{{ other["A"] }} input["A"]', 'A', 'B')).toBe('{{ other["A"] }} input["A"]');
+  });
 });

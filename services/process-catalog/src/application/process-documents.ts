@@ -17,11 +17,13 @@ import { initialProcessState } from '../domain/process/state.js';
 import { decideSchema } from '../domain/schema/decide.js';
 import { schemaStreamId, type DataBlock, type SchemaEvent } from '../domain/schema/events.js';
 import { initialSchemaState } from '../domain/schema/state.js';
+import { sameJson } from '../domain/shared/same-json.js';
 import { isUuid } from '../domain/shared/uuid.js';
 import type { CatalogApplication } from './catalog-application.js';
 import type { Caller } from './caller.js';
 import { assertOrganizationAccess } from './process-access.js';
-import { compileErrorsOf } from './schemas.js';
+import { compileErrorsOf, type SchemaRecord } from './schemas.js';
+import { beyondShapeErrors, tolerantDocument } from './tolerant-document.js';
 
 /** Defaults of a new process, shared with the create endpoint. */
 export const DEFAULT_TIMEOUT_SECONDS = 300;
@@ -74,6 +76,38 @@ const problemViolations = (error: unknown, prefix: string): ProblemViolation[] =
   return prefixed(prefix, error.problem.errors ?? [{ path: '', message: error.message }]);
 };
 
+/** Whether a schema holds exactly what a dependency entry describes (given UUID block ids included). */
+const sameContent = (schema: SchemaRecord, dependency: SchemaDependency): boolean => {
+  const blocks = dependency.dataBlocks ?? [];
+  return (
+    schema.name === dependency.name &&
+    schema.description === (dependency.description ?? '') &&
+    schema.dataBlocks.length === blocks.length &&
+    blocks.every((block, index) => {
+      const copied = schema.dataBlocks[index];
+      return (
+        copied !== undefined &&
+        copied.name === block.name &&
+        copied.description === (block.description ?? '') &&
+        sameJson(copied.jsonSchema, block.jsonSchema) &&
+        (block.id === undefined || !isUuid(block.id) || copied.id === block.id)
+      );
+    })
+  );
+};
+
+async function unchangedImportedCopy(
+  app: CatalogApplication,
+  organizationId: string,
+  sourceSchemaId: string,
+  dependency: SchemaDependency,
+): Promise<SchemaRecord | undefined> {
+  const copies = await app.schemas.importedCopies(organizationId, sourceSchemaId);
+  return copies.find((copy) => sameContent(copy, dependency));
+}
+
+const UUID_TEXT = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
 interface PlannedImport {
   processId: string;
   appends: StreamAppend[];
@@ -91,9 +125,9 @@ async function planImport(
   caller: Caller,
   prefix: string,
 ): Promise<PlannedImport> {
-  const shapeErrors = validateAgainst(processDocumentSchema, raw);
-  if (shapeErrors.length > 0) throw badRequest('the import document is malformed', prefixed(prefix, shapeErrors));
-  const doc = raw as ProcessDocument;
+  const shapeErrors = prefixed(prefix, validateAgainst(processDocumentSchema, raw));
+  // A malformed document is still read as far as it goes, so one answer lists every problem.
+  const doc = shapeErrors.length === 0 ? (raw as ProcessDocument) : tolerantDocument(raw);
   const violations: ProblemViolation[] = [];
   const metadata = { now: app.runtime.now(), actorId: caller.actor.userId, actorName: caller.actor.userName };
   const eventMetadata = {
@@ -112,6 +146,21 @@ async function planImport(
     const existing = await app.schemas.find(key);
     if (existing && existing.organizationId === organizationId) {
       schemaIdFor.set(key, key);
+      continue;
+    }
+    // Importing the same export again reuses the copy the first import made, if it is unchanged.
+    const copy = await unchangedImportedCopy(app, organizationId, key, dependency);
+    if (copy) {
+      schemaIdFor.set(key, copy.id);
+      blockIdFor.set(
+        key,
+        new Map(
+          (dependency.dataBlocks ?? []).flatMap((block, index) => {
+            const copied = copy.dataBlocks[index];
+            return block.id !== undefined && copied ? [[block.id, copied.id] as const] : [];
+          }),
+        ),
+      );
       continue;
     }
     const schemaId = app.runtime.newId();
@@ -240,7 +289,24 @@ async function planImport(
     // Graph rule paths (/nodes/i, /edges/i, camelCase) are already document paths.
     // An edge to an unknown key was reported above already; keep one line per problem.
     const reported = new Set(violations.map((violation) => violation.path));
-    violations.push(...problemViolations(error, prefix).filter((violation) => !reported.has(violation.path)));
+    const keyFor = new Map([...nodeIdFor].map(([key, id]) => [id, key]));
+    violations.push(
+      ...problemViolations(error, prefix)
+        .filter((violation) => !reported.has(violation.path))
+        // Messages name the nodes by the ids the import would have given them; the author knows the keys.
+        .map((violation) => ({
+          ...violation,
+          message: violation.message.replace(UUID_TEXT, (id) =>
+            keyFor.has(id) ? `"${keyFor.get(id) as string}"` : id,
+          ),
+        })),
+    );
+  }
+  if (shapeErrors.length > 0) {
+    throw badRequest('the import document is malformed; nothing was imported', [
+      ...shapeErrors,
+      ...beyondShapeErrors(shapeErrors, violations),
+    ]);
   }
   if (violations.length > 0) throw badRequest('the import document has problems; nothing was imported', violations);
   return { processId, appends };

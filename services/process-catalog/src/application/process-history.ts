@@ -3,7 +3,9 @@ import type { EventStore, StoredEvent } from '@weft/event-store';
 import { processStreamId, type ProcessEvent } from '../domain/process/events.js';
 import { nodeLabel, type GraphNode } from '../domain/process/graph.js';
 import { toProcessEvent } from '../projections/stored-process-event.js';
+import { foldProcess } from '../domain/process/state.js';
 import type { Caller } from './caller.js';
+import { assertProcessAccess } from './process-access.js';
 import type { ProcessQueries } from './process-queries.js';
 
 /** One line of a process's audit history. */
@@ -91,7 +93,18 @@ export async function processHistory(
   queries: ProcessQueries,
   store: EventStore,
 ): Promise<Page<HistoryEntry>> {
-  const { revision } = await queries.accessibleState(processId, caller);
+  const current = await queries.state(processId);
+  let revision: number;
+  if (current) {
+    assertProcessAccess({ id: processId, organizationId: current.state.organizationId }, caller);
+    revision = current.revision;
+  } else {
+    // A deleted process has no read-model row, but its audit trail stays readable (like `?at=`).
+    const all = await store.readStream(processStreamId(processId));
+    const organizationId = foldProcess(all.flatMap((event) => toProcessEvent(event) ?? [])).organizationId;
+    assertProcessAccess(organizationId ? { id: processId, organizationId } : undefined, caller);
+    revision = all.at(-1)?.streamVersion ?? 0;
+  }
   // Every event of a process stream is a process event, so revisions page the history directly.
   const fromVersion = (page.page - 1) * page.pageSize + 1;
   const stored = fromVersion > revision ? [] : await store.readStream(processStreamId(processId), { fromVersion });

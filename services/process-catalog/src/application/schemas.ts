@@ -172,6 +172,20 @@ export class Schemas implements KnownSchemaSource {
     return row ? toRecord(parseJson(row.state) as SchemaState, Number(row.revision)) : undefined;
   }
 
+  /** Schemas an earlier import into `organizationId` created from dependency `sourceSchemaId`, oldest first. */
+  async importedCopies(organizationId: string, sourceSchemaId: string): Promise<SchemaRecord[]> {
+    const rows = await this.db
+      .selectFrom('catalog_schemas')
+      .select(['state', 'revision'])
+      .where('organization_id', '=', organizationId)
+      .where(sql<string>`state->>'importedFrom'`, '=', sourceSchemaId)
+      .orderBy('id')
+      .execute();
+    return rows
+      .map((row) => toRecord(parseJson(row.state) as SchemaState, Number(row.revision)))
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
   async get(schemaId: string, caller: Caller): Promise<SchemaRecord> {
     const found = await this.find(schemaId);
     if (!found || !visibleTo(found.organizationId, caller)) throw notFound('schema not found');

@@ -2,6 +2,7 @@ import { parsePaging, type HttpCall } from '@weft/contracts';
 import type { CatalogApplication } from '../../application/catalog-application.js';
 import type { CollectionFields, CollectionKind } from '../../domain/collection/events.js';
 import type { CatalogHttpHandler } from './catalog-http-handler.js';
+import { treeQuery } from './list-query.js';
 
 type CollectionRoute =
   | 'createProcessCollection'
@@ -32,7 +33,7 @@ function handlersFor(app: CatalogApplication, kind: CollectionKind, memberParam:
       return { status: 201, body: record };
     },
     async list(call, caller) {
-      if (call.query.tree === 'true') {
+      if (treeQuery(call)) {
         return { status: 200, body: { items: await collections.tree(kind, param(call, 'org_id'), caller) } };
       }
       return {

@@ -63,13 +63,19 @@ export function graphFromInput(
   edges: readonly { id?: string; source: string; target: string; sourceHandle?: string; targetHandle?: string }[],
   newId: () => string,
 ): Graph {
+  // Edges name nodes by these keys, so a key given twice would make them ambiguous.
+  const seen = new Set<string>();
+  const duplicates = nodes.flatMap((input, index) => {
+    if (input.id === undefined) return [];
+    const duplicate = seen.has(input.id);
+    seen.add(input.id);
+    return duplicate ? [{ path: `/nodes/${index}/id`, message: `node id "${input.id}" is used twice` }] : [];
+  });
+  if (duplicates.length > 0) throw badRequest('node ids must be unique within the graph', duplicates);
   const idFor = new Map<string, string>();
-  const used = new Set<string>();
   const graphNodes = nodes.map((input) => {
-    const keep = input.id !== undefined && isUuid(input.id) && !used.has(input.id);
-    const id = keep ? (input.id as string) : newId();
-    used.add(id);
-    if (input.id !== undefined && !idFor.has(input.id)) idFor.set(input.id, id);
+    const id = input.id !== undefined && isUuid(input.id) ? input.id : newId();
+    if (input.id !== undefined) idFor.set(input.id, id);
     return toNode(input, id);
   });
   const edgeIds = new Set<string>();

@@ -24,6 +24,10 @@ export async function withProcessFormPaths<T>(work: () => Promise<T>): Promise<T
         .join('/'),
     }));
     const { status, detail, ...rest } = error.problem;
-    throw new ProblemError(status, detail, { ...rest, errors });
+    // The detail repeats the violations' paths; it must name the same fields as `errors`.
+    const snakeDetail = detail?.replace(/\/([A-Za-z]+)/g, (whole: string, segment: string) =>
+      SNAKE[segment] ? `/${SNAKE[segment]}` : whole,
+    );
+    throw new ProblemError(status, snakeDetail, { ...rest, errors });
   }
 }

@@ -14,6 +14,7 @@ import { lintStoredProcess } from '../../application/process-lint.js';
 import { toProcessEdge } from '../../application/process-record-mapping.js';
 import type { ProcessSettings } from '../../domain/process/events.js';
 import { etag, expectedRevision } from './call-context.js';
+import { listFilter } from './list-query.js';
 import { edgeFromInput, nodeFromInput, processFormGraph, type EdgeInput, type NodeInput } from './graph-input.js';
 import { withProcessFormPaths } from './process-form-paths.js';
 
@@ -69,6 +70,15 @@ const settingsOf = (body: ProcessBody): Partial<ProcessSettings> => ({
   ...(body.timeout_seconds === undefined ? {} : { timeoutSeconds: body.timeout_seconds }),
 });
 
+/** `2026-01-31`, `2026-01-31T12:00`, `...:00.123Z`, `...+02:00`: a real ISO 8601 time of years 1-9999. */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+function parseIsoTime(text: string): Date | undefined {
+  if (!ISO_TIME.test(text)) return undefined;
+  const time = new Date(text);
+  return Number.isNaN(time.getTime()) || time.getUTCFullYear() < 1 ? undefined : time;
+}
+
 const bodyOf = <T>(call: HttpCall): T => (call.body ?? {}) as T;
 
 /** A key restricted to process ids still gets to see the process it just created. */
@@ -122,15 +132,9 @@ export function processHttpHandlers(app: CatalogApplication): ProcessHttpHandler
     },
 
     async listProcesses(call, caller) {
-      const single = (name: string): string | undefined => {
-        const value = call.query[name];
-        return Array.isArray(value) ? value[0] : value || undefined;
-      };
-      const search = single('search');
-      const collectionId = single('collectionId');
       const page = await app.queries.listProcesses(
         param(call, 'org_id'),
-        { ...(search ? { search } : {}), ...(collectionId ? { collectionId } : {}) },
+        listFilter(call),
         parsePaging(call.query),
         caller,
       );
@@ -141,9 +145,11 @@ export function processHttpHandlers(app: CatalogApplication): ProcessHttpHandler
       const id = param(call, 'id');
       const at = call.query.at;
       if (at === undefined) return recordReply(id, caller);
-      const time = new Date(Array.isArray(at) ? (at[0] ?? '') : at);
-      if (Number.isNaN(time.getTime())) {
-        throw badRequest('at must be an ISO time', [{ path: '/query/at', message: 'must be an ISO 8601 time' }]);
+      const time = parseIsoTime(Array.isArray(at) ? (at[0] ?? '') : at);
+      if (!time) {
+        throw badRequest('at must be an ISO 8601 time', [
+          { path: '/query/at', message: 'must be an ISO 8601 time such as 2026-01-31T12:00:00Z' },
+        ]);
       }
       return { status: 200, body: await app.queries.getProcessAt(id, time, caller) };
     },

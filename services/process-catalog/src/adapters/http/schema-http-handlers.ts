@@ -2,6 +2,7 @@ import { parsePaging, type HttpCall } from '@weft/contracts';
 import type { CatalogApplication } from '../../application/catalog-application.js';
 import type { DataBlockInput } from '../../application/schemas.js';
 import type { CatalogHttpHandler } from './catalog-http-handler.js';
+import { listFilter } from './list-query.js';
 
 export type SchemaHttpHandlers = Record<
   'createSchema' | 'listSchemas' | 'getSchema' | 'updateSchema' | 'deleteSchema',
@@ -15,10 +16,6 @@ interface SchemaBody {
 }
 
 const param = (call: HttpCall, name: string): string => call.params[name] ?? '';
-const single = (call: HttpCall, name: string): string | undefined => {
-  const value = call.query[name];
-  return (Array.isArray(value) ? value[0] : value) || undefined;
-};
 
 /** Schemas and their data blocks. */
 export function schemaHttpHandlers(app: CatalogApplication): SchemaHttpHandlers {
@@ -29,14 +26,7 @@ export function schemaHttpHandlers(app: CatalogApplication): SchemaHttpHandlers 
       return { status: 201, body: record };
     },
     async listSchemas(call, caller) {
-      const search = single(call, 'search');
-      const collectionId = single(call, 'collectionId');
-      const page = await app.schemas.list(
-        param(call, 'org_id'),
-        { ...(search ? { search } : {}), ...(collectionId ? { collectionId } : {}) },
-        parsePaging(call.query),
-        caller,
-      );
+      const page = await app.schemas.list(param(call, 'org_id'), listFilter(call), parsePaging(call.query), caller);
       return { status: 200, body: page };
     },
     async getSchema(call, caller) {

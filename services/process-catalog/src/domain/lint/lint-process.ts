@@ -1,8 +1,9 @@
-import { knownNodeTypes, validateNodeConfig } from '@weft/contracts';
+import { knownNodeTypes } from '@weft/contracts';
 import { nodeLabel, type Graph, type GraphNode } from '../process/graph.js';
 import { isKnownNodeType, SCHEMATIZATION_BLOCKS_FIELD } from '../process/node-types.js';
 import { labelsReferencedInValue } from '../process/templates.js';
 import type { KnownSchema, LintFinding, LintReport } from './lint-finding.js';
+import { nodeConfigViolations } from './node-config-violations.js';
 import { missingConfigFields } from './required-config-fields.js';
 
 /** Node types whose config schema the engine publishes in contracts (DESIGN.md "Node configs"). */
@@ -149,7 +150,7 @@ export function lintProcess(graph: Graph, schemas: ReadonlyMap<string, KnownSche
       });
     } else if (engineValidatedTypes.has(node.type)) {
       // The engine refuses a config its schema rejects, so lint reports it before a run does.
-      for (const violation of validateNodeConfig(node.type, node.config)) {
+      for (const violation of nodeConfigViolations(node.type, node.config)) {
         findings.push({
           check: 'node-config',
           severity: 'error',
@@ -163,10 +164,15 @@ export function lintProcess(graph: Graph, schemas: ReadonlyMap<string, KnownSche
 
   const cycle = nodesOnCycles(graph, nodeIds);
   if (cycle.length > 0) {
+    const byId = new Map(graph.nodes.map((node) => [node.id, node]));
+    const names = cycle.map((id) => {
+      const node = byId.get(id);
+      return node ? describe(node).replace(/^node /, '') : id;
+    });
     findings.push({
       check: 'no-cycles',
       severity: 'error',
-      message: `the graph has a cycle through or behind nodes ${cycle.join(', ')}`,
+      message: `the graph has a cycle through or behind nodes ${names.join(', ')}`,
       nodeId: cycle[0],
     });
   }

@@ -6,19 +6,18 @@ import type { Violation } from '../shared/violation.js';
 import type { ProcessCommand } from './commands.js';
 import type { ProcessEvent, ProcessSettings } from './events.js';
 import { nodeLabel, type Graph, type GraphNode } from './graph.js';
-import {
-  duplicateEdgeViolations,
-  duplicateLabelViolations,
-  edgeViolations,
-  graphViolations,
-  nodeViolations,
-} from './graph-rules.js';
+import { duplicateEdgeViolations, edgeViolations, graphViolations, nodeViolations } from './graph-rules.js';
 import { settingsViolations } from './settings-rules.js';
 import type { ProcessState } from './state.js';
 import { renameLabelInValue } from './templates.js';
 
 const invalid = (violations: Violation[]): ProblemError =>
-  badRequest(violations.map((violation) => `${violation.path}: ${violation.message}`).join('; '), violations);
+  badRequest(
+    violations
+      .map((violation) => (violation.path ? `${violation.path}: ${violation.message}` : violation.message))
+      .join('; '),
+    violations,
+  );
 
 const findingPath = (finding: LintFinding): string =>
   finding.nodeId ? `/nodes/${finding.nodeId}` : finding.edgeId ? `/edges/${finding.edgeId}` : '';
@@ -95,10 +94,12 @@ export function decide(command: ProcessCommand, state: ProcessState): ProcessEve
       requireUnlocked(state);
       const { node } = command.data;
       if (state.nodes.some((existing) => existing.id === node.id)) throw conflict(`node id ${node.id} is already used`);
-      const nodes = [...state.nodes, node];
+      const label = nodeLabel(node);
       refuseIfInvalid([
         ...nodeViolations(node, ''),
-        ...duplicateLabelViolations(nodes, () => '').filter(() => nodeLabel(node) !== undefined),
+        ...(label !== undefined && state.nodes.some((other) => nodeLabel(other) === label)
+          ? [{ path: '/config/label', message: `label "${label}" is already used by another node` }]
+          : []),
       ]);
       return [{ type: 'NodeAdded', data: { node, at } }];
     }
@@ -131,7 +132,10 @@ export function decide(command: ProcessCommand, state: ProcessState): ProcessEve
       const nodesById = new Map(nodes.map((existing) => [existing.id, existing]));
       refuseIfInvalid([
         ...nodeViolations(node, ''),
-        ...duplicateLabelViolations(nodes, (index) => (nodes[index]?.id === nodeId ? '' : `/nodes/${index}`)),
+        // The request names one node, so a clash is reported on its own label whichever node came first.
+        ...(after !== undefined && state.nodes.some((other) => other.id !== nodeId && nodeLabel(other) === after)
+          ? [{ path: '/config/label', message: `label "${after}" is already used by another node` }]
+          : []),
         // A type or config change must not strand edges on handles the node no longer has.
         ...state.edges
           .filter((edge) => edge.sourceNodeId === nodeId)

@@ -10,6 +10,12 @@ const isHttpUrl = (value: string): boolean => {
   }
 };
 
+/**
+ * The longest time-out a process may have: the engine arms one timer per execution and Node
+ * timers hold at most 2^31-1 ms (about 24.8 days). Same value as the contract's request schemas.
+ */
+export const MAX_TIMEOUT_SECONDS = 2_147_483;
+
 /** Rules of the settings a process record carries; checks only the fields present. */
 export function settingsViolations(settings: Partial<ProcessSettings>): Violation[] {
   const violations: Violation[] = [];
@@ -23,8 +29,14 @@ export function settingsViolations(settings: Partial<ProcessSettings>): Violatio
   if (maxRetries !== undefined && !(Number.isInteger(maxRetries) && maxRetries >= 0 && maxRetries <= 100)) {
     violations.push({ path: '/max_retries', message: 'must be an integer from 0 to 100' });
   }
-  if (timeoutSeconds !== undefined && !(Number.isInteger(timeoutSeconds) && timeoutSeconds >= 0)) {
-    violations.push({ path: '/timeout_seconds', message: 'must be a non-negative integer (0: no time-out)' });
+  if (
+    timeoutSeconds !== undefined &&
+    !(Number.isInteger(timeoutSeconds) && timeoutSeconds >= 0 && timeoutSeconds <= MAX_TIMEOUT_SECONDS)
+  ) {
+    violations.push({
+      path: '/timeout_seconds',
+      message: `must be an integer from 0 to ${MAX_TIMEOUT_SECONDS}`,
+    });
   }
   if (errorWebhookUrl !== undefined && errorWebhookUrl !== null && !isHttpUrl(errorWebhookUrl)) {
     violations.push({ path: '/error_webhook_url', message: 'must be an http(s) URL or null' });

@@ -1,21 +1,40 @@
 /**
  * Template references `{{input["<label>"]["<field>"]}}` inside node configs: finding them (lint)
- * and rewriting them when a label is renamed.
+ * and rewriting them when a label is renamed. The syntax is the engine's (its
+ * `parseTemplatePath`): the node subscript right after `input` may be `["label"]` (JSON string
+ * escapes), `['label']`, `[0]` or `.label`; later subscripts are fields.
  */
-const TEMPLATE = /\{\{(.*?)\}\}/gs;
-const LABEL_REFERENCE = /input\s*\[\s*"((?:[^"\\]|\\.)*)"\s*\]/g;
+const TEMPLATE = /\{\{\s*(.*?)\s*\}\}/g;
+const NODE_SUBSCRIPT = /^input\s*(?:\[\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|(\d+))\s*\]|\.([A-Za-z_$][\w$]*))/;
 
-const unescape = (raw: string): string => raw.replace(/\\(.)/g, '$1');
-const escape = (label: string): string => label.replace(/["\\]/g, (char) => `\\${char}`);
+const fromDoubleQuoted = (raw: string): string => {
+  try {
+    return JSON.parse(`"${raw}"`) as string;
+  } catch {
+    return raw.replace(/\\(.)/g, '$1');
+  }
+};
+
+/** The label a template expression starts from, and how long its node subscript is. */
+function nodeSubscript(expression: string): { label: string; length: number } | undefined {
+  const match = NODE_SUBSCRIPT.exec(expression);
+  if (!match) return undefined;
+  const [whole, doubleQuoted, singleQuoted, index, dotted] = match;
+  const label =
+    doubleQuoted !== undefined
+      ? fromDoubleQuoted(doubleQuoted)
+      : singleQuoted !== undefined
+        ? singleQuoted.replace(/\\(.)/g, '$1')
+        : (index ?? dotted ?? '');
+  return { label, length: whole.length };
+}
 
 /** Every label referenced by templates in a string. */
 export function labelsReferencedIn(text: string): string[] {
   const labels: string[] = [];
   for (const template of text.matchAll(TEMPLATE)) {
-    const inner = template[1] ?? '';
-    // Only the first subscript of `input` names a node; later ones are fields.
-    const first = /^\s*input\s*\[\s*"((?:[^"\\]|\\.)*)"\s*\]/.exec(inner);
-    if (first?.[1] !== undefined) labels.push(unescape(first[1]));
+    const subscript = nodeSubscript(template[1] ?? '');
+    if (subscript) labels.push(subscript.label);
   }
   return labels;
 }
@@ -29,14 +48,13 @@ export function labelsReferencedInValue(value: unknown): string[] {
 }
 
 function renameInString(text: string, from: string, to: string): string {
-  return text.replace(TEMPLATE, (whole: string, inner: string) => {
-    const rewritten = inner.replace(LABEL_REFERENCE, (reference: string, raw: string, offset: number) => {
-      // Only the node subscript right after `input` is a label: `input["a"]["a"]` keeps its field.
-      const before = inner.slice(0, offset);
-      if (/\]\s*$/.test(before)) return reference;
-      return unescape(raw) === from ? `input["${escape(to)}"]` : reference;
-    });
-    return `{{${rewritten}}}`;
+  return text.replace(TEMPLATE, (whole: string, expression: string) => {
+    const subscript = nodeSubscript(expression);
+    if (!subscript || subscript.label !== from) return whole;
+    // Only the node subscript changes; it is written in the canonical `["label"]` form.
+    const start = whole.indexOf(expression);
+    const rewritten = `input[${JSON.stringify(to)}]${expression.slice(subscript.length)}`;
+    return whole.slice(0, start) + rewritten + whole.slice(start + expression.length);
   });
 }
 

@@ -11,6 +11,8 @@ export interface SchemaState {
   createdById: string;
   createdAt: string;
   updatedAt: string;
+  /** The schema id of the dependency an import created this schema from. */
+  importedFrom?: string;
 }
 
 export const initialSchemaState = (): SchemaState => ({
@@ -40,6 +42,7 @@ export function evolveSchema(state: SchemaState, event: SchemaEvent): SchemaStat
         createdById: event.data.createdById,
         createdAt: event.data.at,
         updatedAt: event.data.at,
+        ...(event.data.importedFrom ? { importedFrom: event.data.importedFrom } : {}),
       };
     case 'SchemaChanged':
       return { ...state, ...event.data.changes, updatedAt: event.data.at };
