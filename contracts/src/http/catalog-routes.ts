@@ -31,6 +31,7 @@ export const catalogRoutes: HttpRoute[] = [
     method: 'POST',
     path: '/api/v1/processes/by-org/:org_id',
     spec: catalogHttp.createProcess,
+    createsProcess: true,
     summary: 'Create a process, optionally with nodes and edges. Answers the process record.',
     tag: PROCESSES,
     bodySchema: createProcessBodySchema,
@@ -193,6 +194,7 @@ export const catalogRoutes: HttpRoute[] = [
     method: 'POST',
     path: '/api/v1/processes/bulk-import/:orgId',
     spec: catalogHttp.importProcesses,
+    createsProcess: true,
     summary:
       'Import one export document (201, the new process) or an array of them (200, a result per document). Missing schemas are created from schemaDependencies, existing ones reused; a malformed document is rejected whole with every problem listed.',
     tag: PROCESSES,
@@ -204,6 +206,7 @@ export const catalogRoutes: HttpRoute[] = [
     method: 'POST',
     path: '/api/v1/processes/fork/:id',
     spec: catalogHttp.forkProcess,
+    createsProcess: true,
     summary: 'Duplicate a process (nodes, edges, configs; new ids) under a new name. Schema references are shared.',
     tag: PROCESSES,
     bodySchema: forkProcessBodySchema,

@@ -39,6 +39,8 @@ export interface HttpRoute {
   systemOnly?: boolean;
   /** Path parameter holding a process id; keys restricted to process ids are checked against it. */
   processParam?: string;
+  /** Creates processes (create, import, fork): keys restricted to process ids may not. */
+  createsProcess?: boolean;
   /** Success status for OpenAPI (default 200). */
   successStatus?: number;
 }

@@ -2,6 +2,7 @@ import { context, propagation, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
 import { InMemorySpanExporter, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace';
+import { installTraceFallback, markSdkStarted, uninstallTraceFallback } from './trace-fallback.js';
 
 export interface TelemetryOptions {
   /**
@@ -20,7 +21,7 @@ export interface Telemetry {
 
 const isSet = (env: NodeJS.ProcessEnv, name: string): boolean => (env[name]?.trim() ?? '') !== '';
 
-const disabledTelemetry: Telemetry = { enabled: false, shutdown: async () => undefined };
+const disabledTelemetry: Telemetry = { enabled: false, shutdown: async () => uninstallTraceFallback() };
 
 /** A fresh in-memory exporter, for tests that assert on finished spans. */
 export const createInMemorySpanExporter = (): InMemorySpanExporter => new InMemorySpanExporter();
@@ -34,14 +35,20 @@ export type { InMemorySpanExporter, SpanExporter };
 export function initTelemetry(serviceName: string, options: TelemetryOptions = {}): Telemetry {
   // NodeSDK itself reads process.env, so the on/off decision must read the same variables.
   const configuration = sdkConfiguration(serviceName, process.env, options.spanExporter);
-  if (!configuration) return disabledTelemetry;
+  if (!configuration) {
+    installTraceFallback();
+    return disabledTelemetry;
+  }
+  uninstallTraceFallback();
   const sdk = new NodeSDK(configuration);
   sdk.start();
+  markSdkStarted(true);
   let stopped: Promise<void> | undefined;
   return {
     enabled: true,
     shutdown: () => {
       stopped ??= sdk.shutdown().finally(() => {
+        markSdkStarted(false);
         trace.disable();
         propagation.disable();
         context.disable();

@@ -10,6 +10,8 @@ import {
   type Span,
 } from '@opentelemetry/api';
 
+import { withTraceRoot } from './trace-fallback.js';
+
 const TRACER_NAME = 'weft';
 
 export type SpanKindName = 'internal' | 'server' | 'client' | 'producer' | 'consumer';
@@ -38,7 +40,7 @@ export async function withSpan<T>(
   fn: (span: Span) => Promise<T> | T,
   options: SpanOptions = {},
 ): Promise<T> {
-  const parent = options.parent ?? context.active();
+  const parent = withTraceRoot(options.parent ?? context.active());
   const tracer = trace.getTracer(TRACER_NAME);
   return tracer.startActiveSpan(name, { kind: kinds[options.kind ?? 'internal'], attributes }, parent, async (span) => {
     try {

@@ -9,17 +9,26 @@ describe('initTelemetry from OTEL_* variables', () => {
     for (const [name, value] of Object.entries(saved)) if (value !== undefined) process.env[name] = value;
   });
 
-  it('starts nothing without them, and the tracing helpers still work as no-ops', async () => {
+  it('starts no SDK without them; trace ids still exist and propagate, unsampled', async () => {
     const telemetry = initTelemetry('off-test');
     expect(telemetry.enabled).toBe(false);
-    const inside = await withSpan('noop', { a: 1 }, () => ({
-      traceId: currentTraceId(),
-      headers: injectTraceHeaders({ keep: 'me' }),
-    }));
-    expect(inside).toEqual({ traceId: undefined, headers: { keep: 'me' } });
-    await expect(withSpan('noop', {}, () => Promise.reject(new Error('still thrown')))).rejects.toThrow('still thrown');
+    const inside = await withSpan('root', { a: 1 }, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      return { traceId: currentTraceId(), headers: injectTraceHeaders({ keep: 'me' }) };
+    });
+    // A fresh trace id survives async hops and travels as a W3C traceparent flagged "not sampled".
+    expect(inside.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(inside.headers).toEqual({
+      keep: 'me',
+      traceparent: expect.stringMatching(new RegExp(`^00-${inside.traceId}-[0-9a-f]{16}-00$`)),
+    });
+    await expect(withSpan('failing', {}, () => Promise.reject(new Error('still thrown')))).rejects.toThrow(
+      'still thrown',
+    );
     const parent = extractTraceContext({ traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' });
-    await expect(withSpan('child', {}, () => 42, { parent })).resolves.toBe(42);
+    await expect(withSpan('child', {}, () => currentTraceId(), { parent })).resolves.toBe(
+      '0af7651916cd43dd8448eb211c80319c',
+    );
     await telemetry.shutdown();
   });
 

@@ -1,11 +1,12 @@
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from '@weft/config';
-import { createLogger } from '@weft/observability';
+import { createLogger, initTelemetry } from '@weft/observability';
 import { startWeft } from './weft-runtime.js';
 
 const logger = createLogger('weft');
 
 async function main(): Promise<void> {
+  const telemetry = initTelemetry('weft');
   const weft = await startWeft(loadConfig());
   const mode = weft.config.natsUrl || weft.config.databaseUrl ? 'all services, NATS/PostgreSQL' : 'embedded';
   process.stdout.write(`\nWeft is running (${mode}) at ${weft.url}\n  OpenAPI: ${weft.url}/api/docs\n`);
@@ -20,13 +21,16 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping');
-    weft.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'stop failed');
-        process.exit(1);
-      },
-    );
+    weft
+      .stop()
+      .then(() => telemetry.shutdown())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'stop failed');
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));

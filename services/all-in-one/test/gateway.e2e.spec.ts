@@ -89,6 +89,9 @@ describe('embedded Weft over HTTP: organizations, API keys, auth, validation', (
       ]),
     );
     expect((await system('POST', '/api/v1/organizations', '{"name": ')).status).toBe(400);
+    const deep = await system('POST', '/api/v1/organizations', '['.repeat(1500) + ']'.repeat(1500));
+    expect(deep.status).toBe(400);
+    expect(deep.contentType).toContain('application/problem+json');
     const after = await system('GET', `/api/v1/api-keys/by-org/${org.body.id}`);
     expect(after.body.total).toBe(before.body.total);
   });

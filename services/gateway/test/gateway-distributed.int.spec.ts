@@ -40,6 +40,15 @@ const routes = [
     bodySchema: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } },
   }),
   httpRoute({ method: 'GET', path: '/api/v1/silent', spec: silentSpec, summary: 'nobody answers', tag: 'test' }),
+  httpRoute({
+    method: 'POST',
+    path: '/api/v1/echo-create/by-org/:org_id',
+    spec: echoSpec,
+    summary: 'creates a process',
+    tag: 'test',
+    orgParam: 'org_id',
+    createsProcess: true,
+  }),
 ];
 
 describe('gateway on PostgreSQL and NATS', () => {
@@ -127,6 +136,9 @@ describe('gateway on PostgreSQL and NATS', () => {
       text: 'hi',
     });
     expect(other.status).toBe(403);
+    expect(seen.length).toBe(before);
+    // Nor may it create processes (create, import, fork).
+    expect((await call('POST', `/api/v1/echo-create/by-org/${org.body.id}`, issued.body.key, {})).status).toBe(403);
     expect(seen.length).toBe(before);
     // Schema violations never reach the service either.
     expect((await call('POST', `/api/v1/echo/by-org/${org.body.id}/${processId}`, issued.body.key, {})).status).toBe(

@@ -592,4 +592,65 @@ describe.each(setups)('catalog through the gateway ($bus bus, $db)', ({ bus: bus
     const after = await http('GET', `/api/v1/processes/by-org/${globex.id}`, globex.key);
     expect(after.body.total).toBe(3);
   });
+
+  test('node keys given twice are refused instead of silently merging edges', async () => {
+    const org = await organization('Keys');
+    const duplicate = '00000000-0000-4000-8000-00000000abcd';
+    for (const id of ['a', duplicate]) {
+      const reply = await http('POST', `/api/v1/processes/by-org/${org.id}`, org.key, {
+        name: 'dup',
+        nodes: [
+          { id, type: 'inputNode', config: { label: 'A', triggerType: 'manual' } },
+          { id, type: 'outputNode', config: { label: 'B' } },
+        ],
+        edges: [{ source_node_id: id, target_node_id: id }],
+      });
+      expect(reply.status).toBe(400);
+      expect(reply.body.errors).toEqual([{ path: '/nodes/1/id', message: `node id "${id}" is used twice` }]);
+    }
+    const list = await http('GET', `/api/v1/processes/by-org/${org.id}`, org.key);
+    expect(list.body.total).toBe(0);
+  });
+
+  test('two collections moved under each other at once never form a loop', async () => {
+    const org = await organization('Movers');
+    const make = async (name: string) =>
+      (await http('POST', `/api/v1/process-collections/by-org/${org.id}`, org.key, { name })).body.id as string;
+    for (let round = 0; round < 5; round += 1) {
+      const [x, y] = [await make(`X${round}`), await make(`Y${round}`)];
+      const moves = await Promise.all([
+        http('PUT', `/api/v1/process-collections/by-id/${x}`, org.key, { parentCollectionId: y }),
+        http('PUT', `/api/v1/process-collections/by-id/${y}`, org.key, { parentCollectionId: x }),
+      ]);
+      expect(moves.map((move) => move.status).sort()).toEqual([200, 400]);
+    }
+    const tree = await http('GET', `/api/v1/process-collections/by-org/${org.id}?tree=true`, org.key);
+    expect(tree.status).toBe(200);
+    type TreeNode = { children: TreeNode[] };
+    const count = (nodes: TreeNode[]): number => nodes.reduce((sum, node) => sum + 1 + count(node.children), 0);
+    expect(tree.body.items).toHaveLength(5);
+    expect(count(tree.body.items)).toBe(10);
+  });
+
+  test('views, renames and member changes of one collection at once all succeed', async () => {
+    const org = await organization('Busy');
+    const collection = await http('POST', `/api/v1/process-collections/by-org/${org.id}`, org.key, { name: 'Busy' });
+    const processes = await Promise.all(
+      [1, 2, 3].map(
+        async (n) => (await http('POST', `/api/v1/processes/by-org/${org.id}`, org.key, { name: `P${n}` })).body.id,
+      ),
+    );
+    const base = `/api/v1/process-collections`;
+    const replies = await Promise.all([
+      ...[1, 2, 3, 4].map(() => http('GET', `${base}/by-id/${collection.body.id}`, org.key)),
+      http('PUT', `${base}/by-id/${collection.body.id}`, org.key, { name: 'Renamed' }),
+      ...processes.map((pid) => http('POST', `${base}/${collection.body.id}/add-process/${pid}`, org.key)),
+    ]);
+    expect(replies.map((reply) => (reply.status === 200 ? 200 : reply.body))).toEqual([
+      200, 200, 200, 200, 200, 200, 200, 200,
+    ]);
+    const after = await http('GET', `${base}/by-id/${collection.body.id}`, org.key);
+    expect(after.body.name).toBe('Renamed');
+    expect(after.body.members).toHaveLength(3);
+  });
 });

@@ -451,13 +451,20 @@ describe.each(backends())('process catalog on %s', (backend) => {
 
   test('the audit history of a deleted process stays readable by its organization only', async () => {
     const record = await create();
+    const discount = nodeId(record, 'Discount');
+    await harness.call('deleteNode', actor, { params: { id: record.id, node_id: discount } });
     expect((await harness.call('deleteProcess', actor, { params: { id: record.id } })).status).toBe(204);
     const history = await harness.call('processHistory', actor, { params: { id: record.id }, query: {} });
     expect(history.status).toBe(200);
-    expect((history.body as { items: { type: string }[] }).items.map((item) => item.type)).toEqual([
+    expect((history.body as { items: { type: string; summary: string }[] }).items.map((item) => item.type)).toEqual([
       'ProcessCreated',
+      'NodeDeleted',
       'ProcessDeleted',
     ]);
+    // Summaries name nodes by label, as the process stood before the event.
+    expect((history.body as { items: { summary: string }[] }).items[1]?.summary).toBe(
+      'deleted node "Discount" (scriptNode) and 2 edges',
+    );
     const stranger = actorOf(randomUUID());
     expect((await harness.call('processHistory', stranger, { params: { id: record.id }, query: {} })).status).toBe(404);
   });

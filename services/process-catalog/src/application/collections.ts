@@ -1,4 +1,4 @@
-import { badRequest, notFound, type Page } from '@weft/contracts';
+import { badRequest, notFound, ProblemError, type Page } from '@weft/contracts';
 import type { Db, EventStore, NewEvent } from '@weft/event-store';
 import { WrongExpectedVersionError } from '@weft/event-store';
 import { conflict } from '@weft/contracts';
@@ -14,6 +14,7 @@ import { evolveCollection, initialCollectionState, type CollectionState } from '
 import { parseJson } from '../projections/process-projection.js';
 import type { Caller, Runtime } from './caller.js';
 import { assertOrganizationAccess } from './process-access.js';
+import { KeyedSerializer } from './keyed-serializer.js';
 import { runStreamCommand, type Decider } from './stream-commands.js';
 
 /** A collection as the API shows it (spec "Collection"). */
@@ -71,6 +72,9 @@ const memberSource = (kind: CollectionKind) =>
  * moves its child collections up to its own parent (nothing else is deleted).
  */
 export class Collections {
+  /** Changes of the tree (create under a parent, move, delete) take turns per organization. */
+  private readonly treeChanges = new KeyedSerializer();
+
   constructor(
     private readonly store: EventStore,
     private readonly db: Db,
@@ -143,8 +147,22 @@ export class Collections {
   ): Promise<CollectionRecord> {
     assertOrganizationAccess(organizationId, caller);
     const parentCollectionId = input.parentCollectionId ?? null;
-    if (parentCollectionId) await this.parentChain(kind, organizationId, parentCollectionId);
     const collectionId = this.runtime.newId();
+    await this.treeChanges.run(organizationId, async () => {
+      if (parentCollectionId) await this.parentChain(kind, organizationId, parentCollectionId);
+      await this.createStream(kind, organizationId, collectionId, { ...input, parentCollectionId }, caller);
+    });
+    return this.get(kind, collectionId, caller);
+  }
+
+  private async createStream(
+    kind: CollectionKind,
+    organizationId: string,
+    collectionId: string,
+    input: { name: string; description?: string; parentCollectionId: string | null },
+    caller: Caller,
+  ): Promise<void> {
+    const { parentCollectionId } = input;
     await runStreamCommand({
       store: this.store,
       runtime: this.runtime,
@@ -165,7 +183,6 @@ export class Collections {
       authorize: () => undefined,
       organizationIdOf: () => organizationId,
     });
-    return this.get(kind, collectionId, caller);
   }
 
   async change(
@@ -177,18 +194,38 @@ export class Collections {
     const found = await this.row(collectionId);
     if (!this.visible(found?.state, kind, caller)) throw notFound('collection not found');
     const parent = changes.parentCollectionId;
-    const ancestorsOfNewParent = parent ? await this.parentChain(kind, found.state.organizationId, parent) : [];
-    await this.command(
-      kind,
-      collectionId,
-      { type: 'ChangeCollection', data: { changes, ancestorsOfNewParent } },
-      caller,
-    );
+    const change = async (): Promise<void> => {
+      const ancestorsOfNewParent = parent ? await this.parentChain(kind, found.state.organizationId, parent) : [];
+      await this.command(
+        kind,
+        collectionId,
+        { type: 'ChangeCollection', data: { changes, ancestorsOfNewParent } },
+        caller,
+      );
+    };
+    // A rename cannot make a loop; only moves take turns with the other tree changes.
+    await (parent === undefined ? change() : this.treeChanges.run(found.state.organizationId, change));
     return this.get(kind, collectionId, caller);
   }
 
   /** Deletes the collection and moves its children to its parent, in one transaction. */
   async delete(kind: CollectionKind, collectionId: string, caller: Caller): Promise<void> {
+    const found = await this.row(collectionId);
+    if (!this.visible(found?.state, kind, caller)) throw notFound('collection not found');
+    await this.treeChanges.run(found.state.organizationId, async () => {
+      // A view or a member change may append to the collection meanwhile; decide again then.
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          return await this.deleteAndReparent(kind, collectionId, caller);
+        } catch (error) {
+          if (!(error instanceof WrongExpectedVersionError)) throw error;
+          if (attempt >= 5) throw conflict('the collection tree changed meanwhile; retry');
+        }
+      }
+    });
+  }
+
+  private async deleteAndReparent(kind: CollectionKind, collectionId: string, caller: Caller): Promise<void> {
     const found = await this.row(collectionId);
     if (!this.visible(found?.state, kind, caller)) throw notFound('collection not found');
     const { state, revision } = found;
@@ -206,28 +243,23 @@ export class Collections {
       ...(caller.traceId ? { traceId: caller.traceId } : {}),
     };
     const event = (value: CollectionEvent): NewEvent => ({ ...value, metadata });
-    try {
-      await this.store.appendMany([
-        {
-          streamId: collectionStreamId(collectionId),
-          events: [event({ type: 'CollectionDeleted', data: { at } })],
-          expectedVersion: revision,
-        },
-        ...children.map((child) => ({
-          streamId: collectionStreamId(String(child.id)),
-          events: [
-            event({
-              type: 'CollectionChanged',
-              data: { changes: { parentCollectionId: state.parentCollectionId }, at },
-            }),
-          ],
-          expectedVersion: Number(child.revision),
-        })),
-      ]);
-    } catch (error) {
-      if (error instanceof WrongExpectedVersionError) throw conflict('the collection tree changed meanwhile; retry');
-      throw error;
-    }
+    await this.store.appendMany([
+      {
+        streamId: collectionStreamId(collectionId),
+        events: [event({ type: 'CollectionDeleted', data: { at } })],
+        expectedVersion: revision,
+      },
+      ...children.map((child) => ({
+        streamId: collectionStreamId(String(child.id)),
+        events: [
+          event({
+            type: 'CollectionChanged',
+            data: { changes: { parentCollectionId: state.parentCollectionId }, at },
+          }),
+        ],
+        expectedVersion: Number(child.revision),
+      })),
+    ]);
   }
 
   async get(kind: CollectionKind, collectionId: string, caller: Caller): Promise<CollectionRecord> {
@@ -238,7 +270,12 @@ export class Collections {
 
   /** One collection with its members; records the view (`viewedAt`). */
   async view(kind: CollectionKind, collectionId: string, caller: Caller): Promise<CollectionWithMembers> {
-    await this.command(kind, collectionId, { type: 'ViewCollection', data: {} }, caller);
+    try {
+      await this.command(kind, collectionId, { type: 'ViewCollection', data: {} }, caller);
+    } catch (error) {
+      // viewedAt is a hint: a read never fails because other writes kept the stream busy.
+      if (!(error instanceof ProblemError) || error.status !== 409) throw error;
+    }
     const record = await this.get(kind, collectionId, caller);
     const source = memberSource(kind);
     const members = await this.db
@@ -295,10 +332,22 @@ export class Collections {
       const record = toRecord(parseJson(row.state) as CollectionState, Number(row.revision));
       nodes.set(record.id, { ...record, children: [] });
     }
+    // Follows parents to the top; a chain that loops (which the serialized moves should never
+    // leave behind) is cut where it closes, so the answer stays a finite tree showing every collection.
+    const reachesTop = (start: CollectionTreeNode): boolean => {
+      const seen = new Set<string>();
+      let current: CollectionTreeNode | undefined = start;
+      while (current) {
+        if (seen.has(current.id)) return false;
+        seen.add(current.id);
+        current = current.parentCollectionId ? nodes.get(current.parentCollectionId) : undefined;
+      }
+      return true;
+    };
     const roots: CollectionTreeNode[] = [];
     for (const node of nodes.values()) {
       const parent = node.parentCollectionId ? nodes.get(node.parentCollectionId) : undefined;
-      if (parent) parent.children.push(node);
+      if (parent && reachesTop(node)) parent.children.push(node);
       else roots.push(node);
     }
     return roots;

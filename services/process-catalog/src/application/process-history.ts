@@ -3,7 +3,7 @@ import type { EventStore, StoredEvent } from '@weft/event-store';
 import { processStreamId, type ProcessEvent } from '../domain/process/events.js';
 import { nodeLabel, type GraphNode } from '../domain/process/graph.js';
 import { toProcessEvent } from '../projections/stored-process-event.js';
-import { foldProcess } from '../domain/process/state.js';
+import { evolve, foldProcess, initialProcessState, type ProcessState } from '../domain/process/state.js';
 import type { Caller } from './caller.js';
 import { assertProcessAccess } from './process-access.js';
 import type { ProcessQueries } from './process-queries.js';
@@ -24,7 +24,14 @@ export interface HistoryEntry {
 
 const node = (n: GraphNode): string => `node "${nodeLabel(n) ?? n.id}" (${n.type})`;
 
-export function summarize(event: ProcessEvent): string {
+/** A node of the process as it was just before the event, by label when it had one. */
+const nodeById = (before: ProcessState, id: string): string => {
+  const found = before.nodes.find((candidate) => candidate.id === id);
+  return found ? node(found) : `node ${id}`;
+};
+
+/** What happened, for a person: nodes are named by label, as the process stood before the event. */
+export function summarize(event: ProcessEvent, before: ProcessState = initialProcessState()): string {
   switch (event.type) {
     case 'ProcessCreated':
       return `created process "${event.data.name}" with ${event.data.nodes.length} nodes and ${event.data.edges.length} edges`;
@@ -42,11 +49,17 @@ export function summarize(event: ProcessEvent): string {
           : '')
       );
     case 'NodeDeleted':
-      return `deleted node ${event.data.nodeId} and ${event.data.removedEdgeIds.length} edges`;
-    case 'EdgeAdded':
-      return `connected ${event.data.edge.sourceNodeId}:${event.data.edge.sourceHandle} to ${event.data.edge.targetNodeId}`;
-    case 'EdgeDeleted':
-      return `deleted edge ${event.data.edgeId}`;
+      return `deleted ${nodeById(before, event.data.nodeId)} and ${event.data.removedEdgeIds.length} edges`;
+    case 'EdgeAdded': {
+      const { sourceNodeId, sourceHandle, targetNodeId } = event.data.edge;
+      return `connected ${nodeById(before, sourceNodeId)} (${sourceHandle}) to ${nodeById(before, targetNodeId)}`;
+    }
+    case 'EdgeDeleted': {
+      const edge = before.edges.find((candidate) => candidate.id === event.data.edgeId);
+      return edge
+        ? `disconnected ${nodeById(before, edge.sourceNodeId)} (${edge.sourceHandle}) from ${nodeById(before, edge.targetNodeId)}`
+        : `deleted edge ${event.data.edgeId}`;
+    }
     case 'GraphReplaced':
       return `replaced the graph (${event.data.nodes.length} nodes, ${event.data.edges.length} edges)`;
     case 'ProcessLocked':
@@ -72,7 +85,7 @@ export function summarize(event: ProcessEvent): string {
 
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
-function toEntry(stored: StoredEvent, event: ProcessEvent): HistoryEntry {
+function toEntry(stored: StoredEvent, event: ProcessEvent, before: ProcessState): HistoryEntry {
   return {
     revision: stored.streamVersion,
     type: stored.type,
@@ -81,7 +94,7 @@ function toEntry(stored: StoredEvent, event: ProcessEvent): HistoryEntry {
     actor: { id: text(stored.metadata.actorId), name: text(stored.metadata.actorName) },
     traceId: text(stored.metadata.traceId),
     correlationId: text(stored.metadata.correlationId),
-    summary: summarize(event),
+    summary: summarize(event, before),
   };
 }
 
@@ -94,23 +107,25 @@ export async function processHistory(
   store: EventStore,
 ): Promise<Page<HistoryEntry>> {
   const current = await queries.state(processId);
-  let revision: number;
-  if (current) {
-    assertProcessAccess({ id: processId, organizationId: current.state.organizationId }, caller);
-    revision = current.revision;
-  } else {
-    // A deleted process has no read-model row, but its audit trail stays readable (like `?at=`).
-    const all = await store.readStream(processStreamId(processId));
+  if (current) assertProcessAccess({ id: processId, organizationId: current.state.organizationId }, caller);
+  // The whole stream is folded so each summary can name nodes as they were; a deleted process has
+  // no read-model row, but its audit trail stays readable (like `?at=`).
+  const all = await store.readStream(processStreamId(processId));
+  if (!current) {
     const organizationId = foldProcess(all.flatMap((event) => toProcessEvent(event) ?? [])).organizationId;
     assertProcessAccess(organizationId ? { id: processId, organizationId } : undefined, caller);
-    revision = all.at(-1)?.streamVersion ?? 0;
   }
   // Every event of a process stream is a process event, so revisions page the history directly.
-  const fromVersion = (page.page - 1) * page.pageSize + 1;
-  const stored = fromVersion > revision ? [] : await store.readStream(processStreamId(processId), { fromVersion });
-  const items = stored.slice(0, page.pageSize).flatMap((event) => {
-    const domain = toProcessEvent(event);
-    return domain ? [toEntry(event, domain)] : [];
-  });
-  return { items, page: page.page, pageSize: page.pageSize, total: revision };
+  const first = (page.page - 1) * page.pageSize + 1;
+  const last = first + page.pageSize - 1;
+  const items: HistoryEntry[] = [];
+  let state = initialProcessState();
+  for (const stored of all) {
+    if (stored.streamVersion > last) break;
+    const domain = toProcessEvent(stored);
+    if (!domain) continue;
+    if (stored.streamVersion >= first) items.push(toEntry(stored, domain, state));
+    state = evolve(state, domain);
+  }
+  return { items, page: page.page, pageSize: page.pageSize, total: all.at(-1)?.streamVersion ?? 0 };
 }

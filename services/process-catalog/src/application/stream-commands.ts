@@ -1,6 +1,7 @@
 import { conflict } from '@weft/contracts';
 import { WrongExpectedVersionError, type EventStore, type StoredEvent } from '@weft/event-store';
 import type { Caller, Runtime } from './caller.js';
+import { KeyedSerializer } from './keyed-serializer.js';
 
 /** A pure aggregate: its fold and its decider. */
 export interface Decider<Command, Event extends { type: string; data: unknown }, State> {
@@ -32,15 +33,7 @@ export async function loadStream<Command, Event extends { type: string; data: un
   return { state, version: stored.at(-1)?.streamVersion ?? 0, stored };
 }
 
-/**
- * Load -> authorize -> decide -> append with the loaded version; a concurrent append answers 409.
- * `authorize` sees the state before the command (throw 404/403 from it).
- */
-export async function runStreamCommand<
-  Command extends { metadata: unknown },
-  Event extends { type: string; data: unknown },
-  State,
->(options: {
+export interface StreamCommandOptions<Command, Event extends { type: string; data: unknown }, State> {
   store: EventStore;
   runtime: Runtime;
   streamId: string;
@@ -49,7 +42,41 @@ export async function runStreamCommand<
   command: Omit<Command, 'metadata'>;
   authorize(state: State): void;
   organizationIdOf(state: State): string;
-}): Promise<StreamCommandResult<Event, State>> {
+}
+
+const streamTurns = new KeyedSerializer();
+
+/** How often a command is decided again when another append got in first. */
+const ATTEMPTS = 5;
+
+/**
+ * Load -> authorize -> decide -> append with the loaded version. When a concurrent append got in
+ * first (a collection viewed while it is renamed, two members added at once), the command is
+ * decided again on the new state, so nothing is lost and no read or idempotent write answers 409;
+ * after a few rounds of contention it answers 409. `authorize` sees the state before the command
+ * (throw 404/403 from it).
+ */
+export async function runStreamCommand<
+  Command extends { metadata: unknown },
+  Event extends { type: string; data: unknown },
+  State,
+>(options: StreamCommandOptions<Command, Event, State>): Promise<StreamCommandResult<Event, State>> {
+  // Commands on one stream take turns in this process; the retries cover other processes.
+  return streamTurns.run(options.streamId, async () => {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await runOnce(options);
+      } catch (error) {
+        if (!(error instanceof WrongExpectedVersionError)) throw error;
+        if (attempt >= ATTEMPTS) throw conflict(`${options.streamId} was changed concurrently; retry`);
+      }
+    }
+  });
+}
+
+async function runOnce<Command extends { metadata: unknown }, Event extends { type: string; data: unknown }, State>(
+  options: StreamCommandOptions<Command, Event, State>,
+): Promise<StreamCommandResult<Event, State>> {
   const { store, runtime, streamId, decider, caller } = options;
   const { state, version } = await loadStream(store, streamId, decider);
   options.authorize(state);
@@ -57,25 +84,20 @@ export async function runStreamCommand<
   const events = decider.decide({ ...options.command, metadata } as Command, state);
   const after = events.reduce((current, event) => decider.evolve(current, event), state);
   if (events.length === 0) return { revision: version, events, state };
-  try {
-    const result = await store.append(
-      streamId,
-      events.map((event) => ({
-        type: event.type,
-        data: event.data,
-        metadata: {
-          actorId: caller.actor.userId,
-          actorName: caller.actor.userName,
-          organizationId: options.organizationIdOf(after),
-          ...(caller.correlationId ? { correlationId: caller.correlationId } : {}),
-          ...(caller.traceId ? { traceId: caller.traceId } : {}),
-        },
-      })),
-      { expectedVersion: version === 0 ? 'no_stream' : version },
-    );
-    return { revision: result.nextExpectedVersion, events, state: after };
-  } catch (error) {
-    if (error instanceof WrongExpectedVersionError) throw conflict(`${streamId} was changed concurrently; retry`);
-    throw error;
-  }
+  const result = await store.append(
+    streamId,
+    events.map((event) => ({
+      type: event.type,
+      data: event.data,
+      metadata: {
+        actorId: caller.actor.userId,
+        actorName: caller.actor.userName,
+        organizationId: options.organizationIdOf(after),
+        ...(caller.correlationId ? { correlationId: caller.correlationId } : {}),
+        ...(caller.traceId ? { traceId: caller.traceId } : {}),
+      },
+    })),
+    { expectedVersion: version === 0 ? 'no_stream' : version },
+  );
+  return { revision: result.nextExpectedVersion, events, state: after };
 }

@@ -43,6 +43,9 @@ export function authorize(route: RouteDeclaration, actor: Actor, params: Record<
       throw notFound(`organization ${organizationId ?? ''} not found`);
     }
   }
+  if (route.createsProcess && actor.processIds && !actor.system) {
+    throw forbidden('this API key is restricted to some processes and cannot create new ones');
+  }
   if (route.processParam && actor.processIds && !actor.system) {
     const processId = params[route.processParam];
     if (!processId || !actor.processIds.includes(processId)) {

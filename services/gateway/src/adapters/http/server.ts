@@ -4,6 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { HttpCall } from '@weft/contracts';
 import { extractTraceContext, withSpan } from '@weft/observability';
 import type { Authenticator } from '../../application/authenticator.js';
+import { parseJsonBody } from './json-body.js';
 import { sendProblem, toProblem } from './problem-replies.js';
 import { authenticate, authorize, validateBody } from './request-guards.js';
 import type { RouteBinding } from './route-binding.js';
@@ -43,14 +44,11 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
   });
   // Bodies are validated by the contract schemas in the preHandler, which lists every violation.
   server.setValidatorCompiler(() => () => true);
-  // An empty JSON body (a bare POST with a content type) means "no body", not a parse error.
   server.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') return done(null, undefined);
     try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(Object.assign(new Error('the body is not valid JSON'), { statusCode: 400 }), undefined);
+      done(null, parseJsonBody(typeof body === 'string' ? body : body.toString('utf8')));
+    } catch (error) {
+      done(error as Error, undefined);
     }
   });
   server.addHook('onSend', async (request, reply) => {

@@ -81,9 +81,6 @@ function parseIsoTime(text: string): Date | undefined {
 
 const bodyOf = <T>(call: HttpCall): T => (call.body ?? {}) as T;
 
-/** A key restricted to process ids still gets to see the process it just created. */
-const asCreator = (caller: Caller): Caller => ({ ...caller, actor: { ...caller.actor, processIds: undefined } });
-
 /** Process, graph, lock, start/stop, lint, history and version endpoints of the catalog. */
 export function processHttpHandlers(app: CatalogApplication): ProcessHttpHandlers {
   const newId = (): string => app.runtime.newId();
@@ -255,7 +252,7 @@ export function processHttpHandlers(app: CatalogApplication): ProcessHttpHandler
       const organizationId = param(call, 'orgId');
       if (!Array.isArray(call.body)) {
         const processId = await importProcess(app, organizationId, call.body, caller);
-        return recordReply(processId, asCreator(caller), 201);
+        return recordReply(processId, caller, 201);
       }
       // An array is imported document by document; each succeeds or fails whole on its own.
       const results = [];
@@ -278,7 +275,7 @@ export function processHttpHandlers(app: CatalogApplication): ProcessHttpHandler
     async forkProcess(call, caller) {
       const name = bodyOf<{ name?: string }>(call).name ?? '';
       const forkId = await forkProcess(app, param(call, 'id'), name, caller);
-      return recordReply(forkId, asCreator(caller), 201);
+      return recordReply(forkId, caller, 201);
     },
 
     async createVersion(call, caller) {

@@ -1,0 +1,43 @@
+import { randomBytes } from 'node:crypto';
+import { context, isSpanContextValid, propagation, trace, TraceFlags, type Context } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+
+/**
+ * With tracing off (no OTEL_* set) Weft still gives every request a trace id and carries it in
+ * W3C headers across the bus, so logs and stored events of one request stay correlated. Spans
+ * are then non-recording: nothing is exported.
+ */
+let sdkStarted = false;
+let fallbackInstalled = false;
+
+export const markSdkStarted = (started: boolean): void => {
+  sdkStarted = started;
+};
+
+/** Async context and W3C propagation without an SDK; a started SDK installs its own. */
+export function installTraceFallback(): void {
+  if (fallbackInstalled || sdkStarted) return;
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  fallbackInstalled = true;
+}
+
+export function uninstallTraceFallback(): void {
+  if (!fallbackInstalled) return;
+  context.disable();
+  propagation.disable();
+  fallbackInstalled = false;
+}
+
+/** A root context with a fresh trace id when tracing is off and `parent` carries no trace. */
+export function withTraceRoot(parent: Context): Context {
+  if (sdkStarted) return parent;
+  const current = trace.getSpanContext(parent);
+  if (current && isSpanContextValid(current)) return parent;
+  return trace.setSpanContext(parent, {
+    traceId: randomBytes(16).toString('hex'),
+    spanId: randomBytes(8).toString('hex'),
+    traceFlags: TraceFlags.NONE,
+  });
+}

@@ -1,0 +1,34 @@
+import { ProblemError } from '@weft/contracts';
+import { exceedsDepth, MAX_JSON_DEPTH, parseJsonBody } from '../src/adapters/http/json-body.js';
+
+describe('JSON request bodies', () => {
+  const nested = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);
+
+  test('an empty body is no body', () => {
+    expect(parseJsonBody('')).toBeUndefined();
+    expect(parseJsonBody('  \n')).toBeUndefined();
+  });
+
+  test('ordinary documents parse', () => {
+    expect(parseJsonBody('{"a":[1,{"b":null}]}')).toEqual({ a: [1, { b: null }] });
+  });
+
+  test.each([
+    ['invalid JSON', '{"a":'],
+    ['nesting beyond the limit', nested(MAX_JSON_DEPTH + 1)],
+    ['pathological nesting', nested(50_000)],
+  ])('%s is a 400', (_name, text) => {
+    expect(() => parseJsonBody(text)).toThrow(ProblemError);
+    try {
+      parseJsonBody(text);
+    } catch (error) {
+      expect((error as ProblemError).problem).toMatchObject({ status: 400, errors: [{ path: '/' }] });
+    }
+  });
+
+  test('depth counting is exact at the limit', () => {
+    expect(exceedsDepth(JSON.parse(nested(MAX_JSON_DEPTH)), MAX_JSON_DEPTH)).toBe(false);
+    expect(exceedsDepth({ a: { b: { c: 1 } } }, 2)).toBe(true);
+    expect(exceedsDepth({ a: { b: { c: 1 } } }, 3)).toBe(false);
+  });
+});
