@@ -1,3 +1,4 @@
 export * from './infrastructure.js';
 export * from './bus-event-publisher.js';
 export * from './secret-key-file.js';
+export * from './service-process.js';
