@@ -24,9 +24,11 @@ if [ -z "${WEFT_TEST_DATABASE_URL:-}" ]; then
   export WEFT_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:5432/weft_test"
 fi
 
+# The distributed e2e test starts a nats-server of its own, so the binary is needed either way.
+command -v nats-server >/dev/null || apt_install nats-server
+
 if [ -z "${WEFT_TEST_NATS_URL:-}" ]; then
   if ! port_open 4222; then
-    command -v nats-server >/dev/null || apt_install nats-server
     mkdir -p /tmp/weft-nats
     nohup nats-server -js -a 127.0.0.1 -p 4222 -sd /tmp/weft-nats >/tmp/weft-nats/server.log 2>&1 &
     wait_port 4222 || { echo "weft: nats-server did not start" >&2; exit 1; }

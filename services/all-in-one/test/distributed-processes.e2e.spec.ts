@@ -31,13 +31,17 @@ const freePort = (): Promise<number> =>
     });
   });
 
-async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+async function waitFor(
+  check: () => Promise<boolean>,
+  what: string | (() => string),
+  timeoutMs = 30_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check().catch(() => false)) return;
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`timed out waiting for ${what}`);
+  throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
 }
 
 describe('distributed mode: every service its own process over NATS and PostgreSQL', () => {
@@ -66,6 +70,7 @@ describe('distributed mode: every service its own process over NATS and PostgreS
       ['-js', '-a', '127.0.0.1', '-p', String(natsPort), '-sd', join(dataDir, 'nats')],
       { stdio: 'ignore' },
     );
+    nats.on('error', (error) => logs.push(`nats-server could not start: ${error.message}`));
     children.push(nats);
     databaseName = `weft_dist_${process.pid}_${Date.now()}`;
     const admin = new pg.Client({ connectionString: adminUrl });
@@ -81,20 +86,26 @@ describe('distributed mode: every service its own process over NATS and PostgreS
       WEFT_DATA_DIR: dataDir,
       WEFT_LOG_LEVEL: 'warn',
     };
-    await waitFor(async () => {
-      const { createConnection } = await import('node:net');
-      return new Promise<boolean>((done) => {
-        const socket = createConnection(natsPort, '127.0.0.1', () => (socket.end(), done(true)));
-        socket.on('error', () => done(false));
-      });
-    }, 'nats-server');
+    await waitFor(
+      async () => {
+        const { createConnection } = await import('node:net');
+        return new Promise<boolean>((done) => {
+          const socket = createConnection(natsPort, '127.0.0.1', () => (socket.end(), done(true)));
+          socket.on('error', () => done(false));
+        });
+      },
+      () => `nats-server ${logs.join(' ')}`,
+    );
     // The catalog first: it migrates its tables; then two engines and the gateway.
     start('catalog', mains.catalog, env);
     start('engine-1', mains.engine, env);
     start('engine-2', mains.engine, env);
     start('gateway', mains.gateway, { ...env, WEFT_PORT: String(httpPort), WEFT_HOST: '127.0.0.1' });
     baseUrl = `http://127.0.0.1:${httpPort}`;
-    await waitFor(async () => (await fetch(`${baseUrl}/readyz`)).status === 200, 'the gateway to be ready');
+    await waitFor(
+      async () => (await fetch(`${baseUrl}/readyz`)).status === 200,
+      () => `the gateway to be ready; service output:\n${logs.join('')}`,
+    );
   }, 60_000);
 
   afterAll(async () => {
