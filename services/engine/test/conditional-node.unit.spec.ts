@@ -33,6 +33,16 @@ describe('conditional node', () => {
     expect(chooseBranch({ label: 'c', mode: 'conditions', combinator: 'or', conditions })).toBe('true');
   });
 
+  test('matches runs in linear time: a backtracking pattern cannot freeze the engine', () => {
+    const evil = { left: `${'a'.repeat(50_000)}!`, operator: 'matches' as const, right: '^(a+)+$' };
+    expect(evaluateCondition(evil)).toBe(false);
+    expect(evaluateCondition({ left: 'abc123', operator: 'matches', right: '^[a-z]+\\d+$' })).toBe(true);
+  });
+
+  test('a pattern the linear engine cannot run is a node failure', () => {
+    expect(() => evaluateCondition({ left: 'aa', operator: 'matches', right: '(a)\\1' })).toThrow(/linear time/);
+  });
+
   test('an invalid regular expression is a node failure', () => {
     expect(() => evaluateCondition({ left: 'x', operator: 'matches', right: '(' })).toThrow(
       /invalid regular expression/,

@@ -110,6 +110,12 @@ describe.each(modes)('executions through POST /processes/test (%s)', (mode) => {
       actor,
     );
     expect((filtered.body as { total: number }).total).toBe(0);
+    const since = await harness.call(
+      engineHttp.listExecutions,
+      { params: { processId: process.id }, query: { from: '2000-01-01', to: '2999-01-01T00:00:00.000Z' } },
+      actor,
+    );
+    expect((since.body as { total: number }).total).toBe(3);
     const bad = await harness
       .call(
         engineHttp.listExecutions,
@@ -244,6 +250,49 @@ describe.each(modes)('executions through POST /processes/test (%s)', (mode) => {
       .edge('In', 'Fine');
     const fine = register(ok.process({ organization_id: org }));
     expect(((await test_(fine.id, {})).body as ExecutionRecord).status).toBe('completed');
+  });
+
+  test('a script returning what JSON cannot hold fails alone; executions committed with it are unharmed', async () => {
+    const bad = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('Big', 'scriptNode', { code: 'return { n: 10n }' })
+      .edge('In', 'Big');
+    const good = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('Fine', 'scriptNode', { code: 'return { at: new Date(0) }' })
+      .node('Out', 'outputNode')
+      .edge('In', 'Fine')
+      .edge('Fine', 'Out');
+    const badProcess = register(bad.process({ organization_id: org }));
+    const goodProcess = register(good.process({ organization_id: org }));
+    const replies = await Promise.all([
+      test_(badProcess.id, {}),
+      ...Array.from({ length: 5 }, () => test_(goodProcess.id, {})),
+    ]);
+    const [failed, ...completed] = replies.map((reply) => reply.body as ExecutionRecord);
+    expect(failed).toMatchObject({ status: 'failed', error_message: expect.stringContaining('BigInt') });
+    for (const record of completed) {
+      expect(record).toMatchObject({
+        status: 'completed',
+        output_data: { Out: { Fine: { at: '1970-01-01T00:00:00.000Z' } } },
+      });
+    }
+  });
+
+  test('a script cancelled by the execution timeout stops spinning and the next script runs at once', async () => {
+    const g = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('Spin', 'scriptNode', { code: 'while (true) {}', timeoutMs: 120_000 })
+      .edge('In', 'Spin');
+    const spin = register(g.process({ organization_id: org, timeout_seconds: 1 }));
+    expect(((await test_(spin.id, {})).body as ExecutionRecord).status).toBe('timeout');
+    const ok = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('Fine', 'scriptNode', { code: 'return 42', timeoutMs: 5000 })
+      .edge('In', 'Fine');
+    const fine = register(ok.process({ organization_id: org }));
+    const record = (await test_(fine.id, {}, { waitSeconds: '10' })).body as ExecutionRecord;
+    expect(record).toMatchObject({ status: 'completed' });
   });
 
   test('stats count runs per status with success rate, durations and failure breakdown', async () => {

@@ -184,6 +184,38 @@ describe('graph runner', () => {
     expect(listener.labels('started')).not.toContain('Never');
   });
 
+  test('an output JSON cannot hold fails its node, not the commit of the events', async () => {
+    const g = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('Big', 'fnNode')
+      .edge('In', 'Big');
+    const executors = pureExecutors(fnNode(() => ({ n: 10n })));
+    const { outcome, listener } = await runInMemory(g.snapshot(), g.id('In'), {}, { executors });
+    expect(outcome).toMatchObject({ status: 'failed', node: { label: 'Big' } });
+    expect(outcome.status === 'failed' && outcome.error).toMatch(/output is not JSON: .*BigInt/);
+    expect(listener.labels('completed')).not.toContain('Big');
+  });
+
+  test('an output with dates is stored as JSON', async () => {
+    const g = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('At', 'fnNode')
+      .edge('In', 'At');
+    const executors = pureExecutors(fnNode(() => ({ at: new Date(0) })));
+    const { listener } = await runInMemory(g.snapshot(), g.id('In'), {}, { executors });
+    expect(listener.output('At')).toEqual({ at: '1970-01-01T00:00:00.000Z' });
+  });
+
+  test('a node whose config breaks its schema fails with the violations, before it does anything', async () => {
+    const g = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('Each', 'loopNode', { items: '{{input["In"]["items"]}}', concurrency: 0 })
+      .edge('In', 'Each');
+    const { outcome } = await runInMemory(g.snapshot(), g.id('In'), { items: [1] });
+    expect(outcome).toMatchObject({ status: 'failed', node: { label: 'Each' } });
+    expect(outcome.status === 'failed' && outcome.error).toMatch(/^invalid config: \/config\/concurrency must be >= 1/);
+  });
+
   test('an unknown node type fails with a clear error', async () => {
     const g = new GraphBuilder()
       .node('In', 'inputNode', { triggerType: 'manual' })

@@ -44,6 +44,50 @@ describe('script node (isolated-vm)', () => {
     expect(await run('return 1 + 1', {}, { memoryMb: 16 })).toBe(2);
   });
 
+  test('the result leaves the sandbox as JSON: dates become strings, BigInt and cycles fail the run', async () => {
+    expect(await run('return { at: new Date(0), skip: undefined, n: NaN }', {})).toEqual({
+      at: '1970-01-01T00:00:00.000Z',
+      n: null,
+    });
+    expect(await run('return undefined', {})).toBeNull();
+    expect(await run('return () => 1', {})).toBeNull();
+    await expect(run('return 10n', {})).rejects.toThrow(/serialize a BigInt/);
+    await expect(run('const a = {}; a.a = a; return a', {})).rejects.toThrow(/circular/);
+  });
+
+  test('a script waiting on a promise that never settles times out without stopping the others', async () => {
+    const hung = run('await new Promise(() => {}); return 1', {}, { timeoutMs: 100 });
+    const slow = run('const end = Date.now() + 300; while (Date.now() < end) {} return "done"', {});
+    await expect(hung).rejects.toThrow(/timed out after 100 ms/);
+    expect(await slow).toBe('done');
+  });
+
+  test("a cancelled script stops spinning, so the organization's next script runs", async () => {
+    const controller = new AbortController();
+    const spinning = sandbox.run({
+      organizationId: org,
+      code: 'while (true) {}',
+      input: {},
+      timeoutMs: 60_000,
+      memoryMb: 32,
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(), 100);
+    await expect(spinning).rejects.toThrow(/script cancelled/);
+    expect(await run('return "next"', {}, { timeoutMs: 2000 })).toBe('next');
+  });
+
+  test('constructor tricks reach nothing of the host', async () => {
+    const escape = `return [
+      ({}).constructor.constructor("return typeof process + typeof require")(),
+      (async function () {}).constructor("return typeof process"),
+      typeof input.constructor.constructor("return this")().process,
+    ].map(String);`;
+    const result = (await run(escape, {})) as string[];
+    expect(result[0]).toBe('undefinedundefined');
+    expect(result[2]).toBe('undefined');
+  });
+
   test('a syntax error is reported as a node error', async () => {
     await expect(run('return {', {})).rejects.toThrow(/does not compile/);
   });

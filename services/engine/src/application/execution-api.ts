@@ -35,6 +35,8 @@ export interface ExecutionApiDeps {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** `2026-11-21`, `2026-11-21T12:00`, `2026-11-21T12:00:00.5Z`, `…+01:00`; `new Date` alone takes `1` too. */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 const DEFAULT_WAIT_SECONDS = 30;
 const MAX_WAIT_SECONDS = 300;
 
@@ -57,6 +59,17 @@ const mayTouchProcess = (actor: Actor, processId: string): void => {
   }
 };
 
+/** Runs a check that throws a 400; its violations join `errors` so one answer lists them all. */
+function collectViolations<T>(errors: ProblemViolation[], check: () => T, fallback: T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (!(error instanceof ProblemError) || error.status !== 400) throw error;
+    errors.push(...(error.problem.errors ?? [{ path: '/', message: error.message }]));
+    return fallback;
+  }
+}
+
 export class ExecutionApi {
   constructor(private readonly deps: ExecutionApiDeps) {}
 
@@ -64,9 +77,13 @@ export class ExecutionApi {
   async testProcess(call: HttpCall, context: MessageContext): Promise<HttpReply> {
     const actor = requireActor(context);
     const process = await this.visibleProcess(actor, call.params.processId);
-    const waitSeconds = this.readWaitSeconds(call.query);
+    const errors: ProblemViolation[] = [];
+    const waitSeconds = collectViolations(errors, () => this.readWaitSeconds(call.query), DEFAULT_WAIT_SECONDS);
     const inputNodeId = single(call.query.inputNodeId) || undefined;
-    chooseTriggerNode(process, inputNodeId);
+    collectViolations(errors, () => chooseTriggerNode(process, inputNodeId), '');
+    // Refused here, not by the queue's consumer: the caller would otherwise wait for nothing.
+    collectViolations(errors, () => this.deps.engine.graphOf(process), undefined);
+    if (errors.length > 0) throw badRequest('invalid test request', errors);
     const request: ExecutionRequest = {
       executionId: randomUUID(),
       processId: process.id,
@@ -95,6 +112,7 @@ export class ExecutionApi {
     const process = await this.deps.directory.getProcess(rest.processId, rest.organizationId);
     if (process.organization_id !== rest.organizationId) throw notFound(`process ${rest.processId} not found`);
     chooseTriggerNode(process, rest.inputNodeId);
+    this.deps.engine.graphOf(process);
     const executionId = rest.executionId || randomUUID();
     const record = await this.runAndWait(
       { ...rest, executionId },
@@ -109,8 +127,8 @@ export class ExecutionApi {
   async listExecutions(call: HttpCall, context: MessageContext): Promise<HttpReply> {
     const actor = requireActor(context);
     const process = await this.visibleProcess(actor, call.params.processId);
-    const { page, pageSize } = parsePaging(call.query);
     const errors: ProblemViolation[] = [];
+    const { page, pageSize } = collectViolations(errors, () => parsePaging(call.query), { page: 1, pageSize: 1 });
     const status = single(call.query.status);
     if (status !== undefined && status !== '' && !EXECUTION_STATUSES.includes(status as ExecutionStatus)) {
       errors.push({ path: '/query/status', message: `must be one of ${EXECUTION_STATUSES.join(', ')}` });
@@ -119,7 +137,9 @@ export class ExecutionApi {
       const raw = single(call.query[name]);
       if (raw === undefined || raw === '') return undefined;
       const value = new Date(raw);
-      if (Number.isNaN(value.getTime())) errors.push({ path: `/query/${name}`, message: 'must be an ISO 8601 time' });
+      if (!ISO_TIME.test(raw) || Number.isNaN(value.getTime())) {
+        errors.push({ path: `/query/${name}`, message: 'must be an ISO 8601 time' });
+      }
       return value;
     };
     const from = time('from');

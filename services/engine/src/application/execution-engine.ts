@@ -253,15 +253,19 @@ export class ExecutionEngine {
     });
   }
 
-  /** Compiled once per process revision and shared by its executions. */
-  private graphOf(process: ProcessRecord): ExecutionGraph {
+  /** Compiled once per process revision and shared by its executions; 400 when the graph cannot run. */
+  graphOf(process: ProcessRecord): ExecutionGraph {
     const key = `${process.id}:${process.revision}:${process.updated_at}`;
     let graph = this.graphs.get(key);
     if (!graph) {
       try {
         graph = compileGraph(snapshotOf(process));
       } catch (error) {
-        if (error instanceof GraphError) throw badRequest(`process ${process.id} cannot run: ${error.message}`);
+        if (error instanceof GraphError) {
+          throw badRequest(`process ${process.id} cannot run: ${error.message}`, [
+            { path: '/edges', message: error.message },
+          ]);
+        }
         throw error;
       }
       if (this.graphs.size >= GRAPH_CACHE_SIZE) this.graphs.delete(this.graphs.keys().next().value as string);

@@ -2,6 +2,7 @@ import type { DecryptedConnection, FileReference, IterationPath } from '@weft/co
 import type { ExecutionGraph, GraphEdge, GraphNode } from '../domain/graph/execution-graph.js';
 import { LOOP_BODY_HANDLE } from '../domain/graph/execution-graph.js';
 import { mergeNodeInput } from '../domain/graph/node-input.js';
+import { toJsonValue } from '../domain/graph/json-value.js';
 import { resolveTemplates } from '../domain/graph/templates.js';
 import type { NodeExecutorRegistry, NodeResult, NodeRunContext } from '../domain/nodes/node-executor.js';
 
@@ -193,6 +194,7 @@ export async function runGraph(input: RunGraphInput): Promise<RunOutcome> {
         let result: NodeResult;
         try {
           if (!executor) throw new Error(`no executor for node type "${node.type}"`);
+          if (node.configError) throw new Error(node.configError);
           const config = resolveTemplates(node.config, nodeInput, executor.rawConfigKeys);
           const context: NodeRunContext = {
             executionId: input.executionId,
@@ -232,6 +234,7 @@ export async function runGraph(input: RunGraphInput): Promise<RunOutcome> {
           result = input.around
             ? await input.around(node, iteration, () => executor.execute(config, nodeInput, context))
             : await executor.execute(config, nodeInput, context);
+          result = { ...result, output: toJsonValue(result.output) };
         } catch (error) {
           if (internal.signal.aborted) throw error;
           if (error instanceof NodeRunFailed) {

@@ -69,20 +69,29 @@ const toNodeState = (row: Row): NodeState => ({
   ...(row.iterations === null || row.iterations === undefined ? {} : { iterations: Number(row.iterations) }),
 });
 
+/** A node row nested in `findExecution`'s answer: already JSON, so its JSON columns are values, not text. */
+const toNestedNodeState = (row: Row): NodeState => ({
+  ...toNodeState({ ...row, input_data: null, output_data: null }),
+  input_data: row.input_data ?? null,
+  output_data: row.output_data ?? null,
+});
+
+/** One round trip: the execution row with its node rows aggregated (a synchronous run reads it at the end). */
 export async function findExecution(db: Db, executionId: string): Promise<ExecutionRecord | undefined> {
-  const row = await db.selectFrom('engine_executions').selectAll().where('id', '=', executionId).executeTakeFirst();
+  const { rows } = await sql<Row>`
+    SELECT e.*, (
+      SELECT coalesce(jsonb_agg(to_jsonb(n) ORDER BY n.position), '[]'::jsonb)
+      FROM engine_node_states n WHERE n.execution_id = e.id
+    ) AS node_rows
+    FROM engine_executions e WHERE e.id = ${executionId}`.execute(db);
+  const row = rows[0];
   if (!row) return undefined;
-  const nodes = await db
-    .selectFrom('engine_node_states')
-    .selectAll()
-    .where('execution_id', '=', executionId)
-    .orderBy('position')
-    .execute();
+  const nodes = (parsed(row.node_rows) ?? []) as Row[];
   return {
     ...toSummary(row),
     input_data: parsed(row.input_data),
     output_data: parsed(row.output_data),
-    node_states: nodes.map(toNodeState),
+    node_states: nodes.map(toNestedNodeState),
     graph_snapshot: parsed(row.graph_snapshot) as GraphSnapshot,
   };
 }

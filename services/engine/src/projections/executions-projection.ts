@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Projection, StoredEvent, Trx } from '@weft/event-store';
 import { EXECUTION_EVENT_TYPES, type ExecutionEvent } from '../domain/execution/events.js';
+import { ExecutionRowCache } from './execution-row-cache.js';
 import {
   applyToRows,
   emptyRowSet,
@@ -14,14 +15,14 @@ import {
  * (every node of the snapshot starts `pending`), counts per process and status. The engine
  * applies a whole group commit at once (`applyExecutionEvents`, same transaction as the events):
  * it loads the rows the batch touches, folds the events over them and writes each changed row
- * once. `apply` (rebuild, other stores) is the same fold over one event. The large JSON columns
- * are never loaded: a row read from the table carries `undefined` there, written as NULL and
- * kept by COALESCE, so a node's completion does not move its input back and forth.
+ * once, all tables in one statement. `apply` (rebuild, other stores) is the same fold over one
+ * event. The large JSON columns are never loaded: a row read from the table carries `undefined`
+ * there, written as NULL and kept by COALESCE, so a node's completion does not move its input
+ * back and forth. With a row cache (the engine's own commits) the rows of executions this engine
+ * wrote last are not read back at all.
  */
 const EXECUTION_TYPES = new Set<string>(EXECUTION_EVENT_TYPES);
-const NODE_ROWS_PER_STATEMENT = 2000;
 
-const jsonb = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));
 const KEPT_WHEN_NULL = new Set(['input_data', 'output_data', 'graph_snapshot']);
 const iso = (value: unknown): string | null =>
   value === null || value === undefined
@@ -97,10 +98,36 @@ const NODE_COLUMNS = [
   'iterations',
 ] as const;
 
-async function loadRows(trx: Trx, events: readonly ExecutionEvent[]): Promise<ExecutionRowSet> {
+/** First and last stream version of each execution's events in this batch. */
+interface BatchEvent {
+  event: ExecutionEvent;
+  streamVersion: number;
+}
+
+async function loadRows(
+  trx: Trx,
+  events: readonly BatchEvent[],
+  cache: ExecutionRowCache | undefined,
+): Promise<ExecutionRowSet> {
   const rows = emptyRowSet();
-  const startedHere = new Set(events.filter((e) => e.type === 'ExecutionStarted').map((e) => e.data.executionId));
-  const toLoad = [...new Set(events.map((e) => e.data.executionId))].filter((id) => !startedHere.has(id));
+  const startedHere = new Set(
+    events.filter(({ event }) => event.type === 'ExecutionStarted').map(({ event }) => event.data.executionId),
+  );
+  const firstVersion = new Map<string, number>();
+  for (const { event, streamVersion } of events) {
+    if (!firstVersion.has(event.data.executionId)) firstVersion.set(event.data.executionId, streamVersion);
+  }
+  const toLoad: string[] = [];
+  for (const [id, version] of firstVersion) {
+    if (startedHere.has(id)) continue;
+    const cached = cache?.take(id, version - 1);
+    if (!cached) {
+      toLoad.push(id);
+      continue;
+    }
+    rows.executions.set(id, cached.execution);
+    rows.nodes.set(id, cached.nodes);
+  }
   if (toLoad.length === 0) return rows;
   const executions = await trx
     .selectFrom('engine_executions')
@@ -122,85 +149,124 @@ async function loadRows(trx: Trx, events: readonly ExecutionEvent[]): Promise<Ex
   return rows;
 }
 
-const excluded = (table: string, columns: readonly string[]) =>
-  Object.fromEntries(
-    columns.map((c) => [
-      c,
-      KEPT_WHEN_NULL.has(c)
-        ? sql`coalesce(${sql.ref(`excluded.${c}`)}, ${sql.ref(`${table}.${c}`)})`
-        : sql.ref(`excluded.${c}`),
-    ]),
-  );
+/** Column types of the recordset each upsert reads its rows from. */
+const EXECUTION_TYPES_SQL = `id uuid, process_id uuid, organization_id uuid, status text, started_at timestamptz,
+  completed_at timestamptz, duration_ms integer, error_message text, triggered_by_user_id text, trigger_node_id text,
+  attempt integer, failed_node_id text, failed_node_name text, input_data json, output_data json, graph_snapshot json`;
+const NODE_TYPES_SQL = `execution_id uuid, node_id text, position integer, node_name text, node_type text, status text,
+  started_at timestamptz, completed_at timestamptz, duration_ms integer, input_data json, output_data json,
+  error text, iterations integer`;
 
-async function writeRows(trx: Trx, rows: ExecutionRowSet): Promise<void> {
+/** The recordset reads JSON columns as json (one pass over the text); the tables hold jsonb. */
+const selected = (column: string): string => (KEPT_WHEN_NULL.has(column) ? `${column}::jsonb` : column);
+
+/** `SET` list of an upsert: the large JSON columns keep their value when the row carries none. */
+const updateSet = (table: string, columns: readonly string[]): string =>
+  columns
+    .map((c) => (KEPT_WHEN_NULL.has(c) ? `${c} = coalesce(excluded.${c}, ${table}.${c})` : `${c} = excluded.${c}`))
+    .join(', ');
+
+/**
+ * One multi-row upsert per table. The rows travel as one JSON array parameter (JSON columns
+ * nested, so each value is stringified once; null and undefined both arrive as SQL NULL, as
+ * before), not as one parameter per cell.
+ */
+const upsertStatement =
+  (table: string, key: string, columns: readonly string[], types: string) =>
+  (rows: readonly object[]): RawBuilder<unknown> =>
+    sql`INSERT INTO ${sql.raw(`${table} (${key}, ${columns.join(', ')})`)}
+      SELECT ${sql.raw(`${key}, ${columns.map(selected).join(', ')}`)} FROM json_to_recordset(${JSON.stringify(rows)}::json)
+        AS r(${sql.raw(types)})
+      ON CONFLICT (${sql.raw(key)}) DO UPDATE SET ${sql.raw(updateSet(table, columns))}`;
+
+const upsertExecutions = upsertStatement('engine_executions', 'id', EXECUTION_COLUMNS, EXECUTION_TYPES_SQL);
+const upsertNodes = upsertStatement('engine_node_states', 'execution_id, node_id', NODE_COLUMNS, NODE_TYPES_SQL);
+
+const upsertCounts = (counts: readonly { process_id: string; status: string; count: number }[]): RawBuilder<unknown> =>
+  sql`INSERT INTO engine_execution_counts (process_id, status, count)
+    SELECT process_id, status, count FROM json_to_recordset(${JSON.stringify(counts)}::json)
+      AS r(process_id uuid, status text, count bigint)
+    ON CONFLICT (process_id, status) DO UPDATE SET count = engine_execution_counts.count + excluded.count`;
+
+/** The statements that bring the tables to `rows` (only what changed). */
+function rowWrites(rows: ExecutionRowSet): RawBuilder<unknown>[] {
+  const writes: RawBuilder<unknown>[] = [];
   const executions = [...rows.changedExecutions].map((id) => rows.executions.get(id) as ExecutionRow);
-  if (executions.length > 0) {
-    await trx
-      .insertInto('engine_executions')
-      .values(
-        executions.map((row) => ({
-          ...row,
-          input_data: jsonb(row.input_data),
-          output_data: jsonb(row.output_data),
-          graph_snapshot: jsonb(row.graph_snapshot),
-        })),
-      )
-      .onConflict((oc) => oc.column('id').doUpdateSet(excluded('engine_executions', EXECUTION_COLUMNS)))
-      .execute();
-  }
+  if (executions.length > 0) writes.push(upsertExecutions(executions));
   const nodes = [...rows.changedNodes].map((key) => {
     const [executionId, nodeId] = key.split('\u0000') as [string, string];
     return rows.nodes.get(executionId)?.get(nodeId) as NodeStateRow;
   });
-  for (let from = 0; from < nodes.length; from += NODE_ROWS_PER_STATEMENT) {
-    await trx
-      .insertInto('engine_node_states')
-      .values(
-        nodes.slice(from, from + NODE_ROWS_PER_STATEMENT).map((row) => ({
-          ...row,
-          input_data: jsonb(row.input_data),
-          output_data: jsonb(row.output_data),
-        })),
-      )
-      .onConflict((oc) =>
-        oc.columns(['execution_id', 'node_id']).doUpdateSet(excluded('engine_node_states', NODE_COLUMNS)),
-      )
-      .execute();
-  }
-  const counts = [...rows.countDeltas].filter(([, delta]) => delta !== 0);
-  if (counts.length > 0) {
-    await trx
-      .insertInto('engine_execution_counts')
-      .values(
-        counts.map(([key, delta]) => {
-          const [processId, status] = key.split('\u0000') as [string, string];
-          return { process_id: processId, status, count: delta };
-        }),
-      )
-      .onConflict((oc) =>
-        oc
-          .columns(['process_id', 'status'])
-          .doUpdateSet({ count: sql`engine_execution_counts.count + excluded.count` }),
-      )
-      .execute();
-  }
+  if (nodes.length > 0) writes.push(upsertNodes(nodes));
+  const counts = [...rows.countDeltas]
+    .filter(([, delta]) => delta !== 0)
+    .map(([key, delta]) => {
+      const [processId, status] = key.split('\u0000') as [string, string];
+      return { process_id: processId, status, count: delta };
+    });
+  if (counts.length > 0) writes.push(upsertCounts(counts));
+  return writes;
 }
 
-/** Applies every execution event of a commit (others are ignored) with a few statements. */
-export async function applyExecutionEvents(trx: Trx, stored: readonly StoredEvent[]): Promise<void> {
+/**
+ * Runs writes to different tables (or disjoint rows) as one statement: one round trip, one
+ * snapshot, so no write may depend on another's effect.
+ */
+async function writeTogether(trx: Trx, writes: readonly RawBuilder<unknown>[]): Promise<void> {
+  if (writes.length === 0) return;
+  if (writes.length === 1) {
+    await (writes[0] as RawBuilder<unknown>).execute(trx);
+    return;
+  }
+  const parts = writes.map((write, index) => sql`${sql.raw(`w${index}`)} AS (${write})`);
+  await sql`WITH ${sql.join(parts)} SELECT 1`.execute(trx);
+}
+
+/**
+ * The statements that apply every execution event of a commit (others are ignored), rows read
+ * (or taken from the cache) and folded already, and what to call once the transaction
+ * committed: it hands the rows to the cache (nothing is cached from a rolled-back transaction).
+ */
+export async function executionEventWrites(
+  trx: Trx,
+  stored: readonly StoredEvent[],
+  cache?: ExecutionRowCache,
+): Promise<{ statements: RawBuilder<unknown>[]; afterCommit: () => void }> {
   const events = stored
     .filter((event) => EXECUTION_TYPES.has(event.type))
-    .map((event) => ({ type: event.type, data: event.data }) as ExecutionEvent);
-  if (events.length === 0) return;
-  const rows = await loadRows(trx, events);
-  for (const event of events) applyToRows(rows, event);
-  await writeRows(trx, rows);
+    .map((event) => ({
+      event: { type: event.type, data: event.data } as ExecutionEvent,
+      streamVersion: event.streamVersion,
+    }));
+  if (events.length === 0) return { statements: [], afterCommit: () => undefined };
+  const rows = await loadRows(trx, events, cache);
+  for (const { event } of events) applyToRows(rows, event);
+  const lastVersion = new Map<string, number>();
+  for (const { event, streamVersion } of events) lastVersion.set(event.data.executionId, streamVersion);
+  return {
+    statements: rowWrites(rows),
+    afterCommit: () => {
+      for (const [id, version] of lastVersion) {
+        const execution = rows.executions.get(id);
+        const nodes = rows.nodes.get(id);
+        if (execution && nodes) cache?.put(id, version, execution, nodes);
+      }
+    },
+  };
+}
+
+/** Applies every execution event of a commit (others are ignored) with one statement. */
+export async function applyExecutionEvents(trx: Trx, stored: readonly StoredEvent[]): Promise<void> {
+  const { statements } = await executionEventWrites(trx, stored);
+  await writeTogether(trx, statements);
 }
 
 export const executionsProjection: Projection = {
   name: 'engine-executions',
   eventTypes: EXECUTION_EVENT_TYPES,
-  apply: (trx, event) => applyExecutionEvents(trx, [event]),
+  async apply(trx, event) {
+    await applyExecutionEvents(trx, [event]);
+  },
   async reset(trx) {
     await sql`DELETE FROM engine_node_states`.execute(trx);
     await sql`DELETE FROM engine_executions`.execute(trx);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { currentTraceId } from '@weft/observability';
 import type {
   AppendOptions,
@@ -7,6 +7,7 @@ import type {
   EventMetadata,
   Db,
   EventStore,
+  ExpectedVersion,
   NewEvent,
   Projection,
   ReadAllOptions,
@@ -101,21 +102,43 @@ export class PostgresEventStore implements EventStore {
   /**
    * The append itself, for callers that must write other rows in the same transaction. The caller
    * commits; call `appendSignal.notify()` afterwards to wake in-process subscribers at once.
+   * `alongside` gets the batch's events before they are written (positions still 0) and may
+   * return writes to other tables: they go in the same statement as the insert (one round trip),
+   * so they must not depend on each other or on the new event rows.
    */
-  async appendInTransaction(trx: Trx, batch: readonly StreamAppend[]): Promise<AppendResult[]> {
+  async appendInTransaction(
+    trx: Trx,
+    batch: readonly StreamAppend[],
+    options: AppendInTransactionOptions = {},
+  ): Promise<AppendResult[]> {
     await this.lockAppends(trx);
-    const streamIds = [...new Set(batch.map((item) => item.streamId))];
-    const versions = await this.currentVersions(trx, streamIds);
-    const rows: Record<string, unknown>[] = [];
+    // Exact expectations (the engine's) are checked by the insert statement itself, under the
+    // lock: one round trip fewer. Others need the current versions first.
+    const exact = batch.every(
+      (item) => item.expectedVersion === 'no_stream' || typeof item.expectedVersion === 'number',
+    );
+    const versions = exact
+      ? new Map<string, number>()
+      : await this.currentVersions(trx, [...new Set(batch.map((item) => item.streamId))]);
+    const checks: { s: string; v: number; x: ExpectedVersion }[] = [];
+    const events: StoredEvent[] = [];
     const plans = batch.map((item) => {
-      const current = versions.get(item.streamId) ?? 0;
+      let current = versions.get(item.streamId);
+      if (current === undefined && !exact) current = 0;
+      if (current === undefined) {
+        // First append to this stream in an exact batch: the statement verifies the stream is there.
+        current = item.expectedVersion === 'no_stream' ? 0 : (item.expectedVersion as number);
+        checks.push({ s: item.streamId, v: current, x: item.expectedVersion ?? 'any' });
+      }
       checkExpectedVersion(item.streamId, item.expectedVersion, current);
       const next = current + item.events.length;
       versions.set(item.streamId, next);
-      item.events.forEach((event, index) => rows.push(this.toRow(item.streamId, current + index + 1, event)));
+      item.events.forEach((event, index) => events.push(toPendingEvent(item.streamId, current + index + 1, event)));
       return { count: item.events.length, next };
     });
-    const stored = rows.length === 0 ? [] : await this.insert(trx, rows);
+    const alongside = options.alongside ? await options.alongside(events.map((event) => this.upcast(event))) : [];
+    if (events.length > 0 || alongside.length > 0) await this.insert(trx, events, checks, alongside);
+    const stored = events.map((event) => this.upcast(event));
     for (const event of stored) {
       for (const projection of this.projections) {
         if (projection.eventTypes.includes(event.type)) await projection.apply(trx, event);
@@ -123,9 +146,9 @@ export class PostgresEventStore implements EventStore {
     }
     let offset = 0;
     return plans.map((plan) => {
-      const events = stored.slice(offset, offset + plan.count);
+      const planned = stored.slice(offset, offset + plan.count);
       offset += plan.count;
-      return { nextExpectedVersion: plan.next, events };
+      return { nextExpectedVersion: plan.next, events: planned };
     });
   }
 
@@ -247,39 +270,118 @@ export class PostgresEventStore implements EventStore {
     return new Map(rows.map((row) => [String(row.stream_id), Number(row.version)]));
   }
 
-  private toRow(streamId: string, streamVersion: number, event: NewEvent): Record<string, unknown> {
-    return {
-      stream_id: streamId,
-      stream_version: streamVersion,
-      event_id: event.eventId ?? randomUUID(),
-      type: event.type,
-      schema_version: event.schemaVersion ?? 1,
-      // Stringified: pg would turn a top-level array into a PostgreSQL array literal.
-      data: JSON.stringify(event.data ?? null),
-      metadata: JSON.stringify(withTraceId(event.metadata)),
-    };
-  }
-
-  private async insert(trx: Trx, rows: Record<string, unknown>[]): Promise<StoredEvent[]> {
+  /**
+   * One statement per batch whatever its size: the expected-version checks, the insert and the
+   * caller's other writes. The rows travel as one JSON array parameter (data and metadata nested,
+   * so stringified once), and only what the database assigns (position, recorded_at) comes back;
+   * the rest of each stored event is already in hand (the recordset reads JSON null as SQL
+   * NULL, so `data: null` is put back as jsonb null). ORDER BY keeps identity positions in batch
+   * order; the (stream, version) key maps them back. A failed check inserts nothing and throws
+   * (the caller's transaction then rolls back the other writes).
+   */
+  private async insert(
+    trx: Trx,
+    events: StoredEvent[],
+    checks: readonly { s: string; v: number; x: ExpectedVersion }[],
+    alongside: readonly RawBuilder<unknown>[],
+  ): Promise<void> {
+    const rows = events.map((event, index) => ({
+      i: index,
+      s: event.streamId,
+      v: event.streamVersion,
+      e: event.eventId,
+      t: event.type,
+      n: event.schemaVersion,
+      d: event.data,
+      m: event.metadata,
+    }));
+    const insert = sql`
+      INSERT INTO events (stream_id, stream_version, event_id, type, schema_version, data, metadata)
+      SELECT r.s, r.v, r.e, r.t, r.n, coalesce(r.d::jsonb, 'null'::jsonb), r.m::jsonb
+      FROM json_to_recordset(${JSON.stringify(rows)}::json)
+        AS r(i integer, s text, v integer, e uuid, t text, n integer, d json, m json)`;
+    const returning = sql`RETURNING position, stream_id, stream_version, recorded_at`;
+    const others = alongside.map((write, index) => sql`, ${sql.raw(`w${index}`)} AS (${write})`);
+    let result: InsertResultRow[];
     try {
-      const inserted = (await trx.insertInto('events').values(rows).returning(EVENT_COLUMNS).execute()) as EventRow[];
-      // RETURNING follows VALUES order in practice; sorting makes it a guarantee.
-      inserted.sort((a, b) => Number(a.position) - Number(b.position));
-      return inserted.map((row) => this.upcast(toStoredEvent(row)));
+      // The plain form when nothing is to be checked or added: a small append stays a small statement.
+      ({ rows: result } =
+        checks.length === 0 && others.length === 0
+          ? await sql<InsertResultRow>`${insert} ORDER BY r.i ${returning}`.execute(trx)
+          : await sql<InsertResultRow>`
+              WITH bad AS (
+                SELECT c.s, c.v, (SELECT coalesce(max(e.stream_version), 0) FROM events e WHERE e.stream_id = c.s) AS actual
+                FROM json_to_recordset(${JSON.stringify(checks.map(({ s, v }) => ({ s, v })))}::json) AS c(s text, v integer)
+              ), failed AS (
+                SELECT s, v, actual FROM bad WHERE actual <> v
+              ), ins AS (
+                ${insert} WHERE NOT EXISTS (SELECT 1 FROM failed) ORDER BY r.i ${returning}
+              )${sql.join(others, sql``)}
+              SELECT position, stream_id, stream_version, recorded_at, NULL::integer AS actual FROM ins
+              UNION ALL
+              SELECT NULL::bigint, s, v, NULL::timestamptz, actual FROM failed`.execute(trx));
     } catch (error) {
-      throw versionConflictOrSame(error, rows);
+      throw versionConflictOrSame(error, events);
     }
+    const conflict = result.find((row) => row.actual !== null && row.actual !== undefined);
+    if (conflict) {
+      const check = checks.find((c) => c.s === conflict.stream_id);
+      throw new WrongExpectedVersionError(
+        conflict.stream_id,
+        check?.x ?? conflict.stream_version,
+        Number(conflict.actual),
+      );
+    }
+    const byKey = new Map(events.map((event) => [`${event.streamVersion}\u0000${event.streamId}`, event]));
+    for (const row of result) {
+      const event = byKey.get(`${Number(row.stream_version)}\u0000${row.stream_id}`);
+      if (!event) throw new Error(`append returned an unknown row ${row.stream_id}@${row.stream_version}`);
+      event.position = Number(row.position);
+      event.recordedAt = row.recorded_at instanceof Date ? row.recorded_at : new Date(row.recorded_at as string);
+    }
+    if (result.length !== events.length) throw new Error(`append stored ${result.length} of ${events.length} events`);
   }
 }
 
+interface InsertResultRow {
+  position: string | number | null;
+  stream_id: string;
+  stream_version: number;
+  recorded_at: Date | string | null;
+  actual: number | null;
+}
+
+export interface AppendInTransactionOptions {
+  /** Writes to other tables for the same statement as the insert; see `appendInTransaction`. */
+  alongside?: (events: readonly StoredEvent[]) => Promise<readonly RawBuilder<unknown>[]>;
+}
+
+/**
+ * The stored event as the append will return it, position and recorded_at filled in after the
+ * insert. `data` is the caller's value (JSON-safe by contract): a read returns it parsed from jsonb.
+ * `data: undefined` is stored as JSON null, as JSON.stringify would.
+ */
+function toPendingEvent(streamId: string, streamVersion: number, event: NewEvent): StoredEvent {
+  return {
+    eventId: event.eventId ?? randomUUID(),
+    streamId,
+    streamVersion,
+    position: 0,
+    type: event.type,
+    schemaVersion: event.schemaVersion ?? 1,
+    data: event.data ?? null,
+    metadata: withTraceId(event.metadata),
+    recordedAt: new Date(0),
+  };
+}
+
 /** A unique violation on (stream_id, stream_version) is a lost race: report it as a version conflict. */
-function versionConflictOrSame(error: unknown, rows: Record<string, unknown>[]): unknown {
+function versionConflictOrSame(error: unknown, events: readonly StoredEvent[]): unknown {
   const pgError = error as { code?: string; constraint?: string; message?: string };
   const onStreamVersion =
     pgError.code === '23505' &&
     (pgError.constraint ?? pgError.message ?? '').includes('events_stream_id_stream_version_key');
   if (!onStreamVersion) return error;
-  const [first] = rows;
-  const streamId = typeof first?.stream_id === 'string' ? first.stream_id : '';
-  return new WrongExpectedVersionError(streamId, Number(first?.stream_version ?? 1) - 1, -1);
+  const [first] = events;
+  return new WrongExpectedVersionError(first?.streamId ?? '', (first?.streamVersion ?? 1) - 1, -1);
 }

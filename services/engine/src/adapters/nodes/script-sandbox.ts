@@ -12,7 +12,11 @@ export class ScriptError extends Error {
 
 interface WarmIsolate {
   isolate: ivm.Isolate;
-  scripts: Map<string, ivm.Script>;
+  scripts: Map<string, Promise<ivm.Script>>;
+  /** Set when a runaway script got the isolate discarded: its other runs were stopped for that. */
+  resetByRunaway?: boolean;
+  /** Deadline (ms since epoch) of each run whose code is running on this isolate. */
+  executing: Set<{ deadline: number }>;
 }
 
 export interface ScriptRun {
@@ -25,33 +29,83 @@ export interface ScriptRun {
 }
 
 const MAX_CACHED_SCRIPTS = 500;
+const SPIN_CHECK_MS = 25;
+/** Largest script result, as JSON text: it is stored in the execution's events. */
+export const MAX_SCRIPT_OUTPUT_CHARS = 16 * 1024 * 1024;
+
+const parseOutput = (text: unknown): unknown => {
+  if (typeof text !== 'string') throw new ScriptError('script result is not JSON');
+  if (text.length > MAX_SCRIPT_OUTPUT_CHARS) {
+    throw new ScriptError(`script result is larger than ${MAX_SCRIPT_OUTPUT_CHARS / 1024 / 1024} MB of JSON`);
+  }
+  return JSON.parse(text) as unknown;
+};
 
 export class ScriptSandbox {
   private readonly isolates = new Map<string, WarmIsolate>();
 
   async run({ organizationId, code, input, timeoutMs, memoryMb, signal }: ScriptRun): Promise<unknown> {
     const key = `${organizationId}:${memoryMb}`;
-    const warm = this.isolateFor(key, memoryMb);
-    const script = this.compile(warm, code);
-    const context = await warm.isolate.createContext();
+    let warm = this.isolateFor(key, memoryMb);
+    const slot = { deadline: Date.now() + timeoutMs };
+    let executing = false;
+    let settled = false;
+    let context: ivm.Context | undefined;
     let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const stopped = (reason: ScriptError, reject: (error: ScriptError) => void): void => {
+      reject(reason);
+      // Code this run started may still spin on the isolate's thread; a run still queued holds nothing.
+      const on = warm;
+      if (executing) setTimeout(() => this.discardIfSpinning(key, on), 0).unref();
+    };
+    // Armed before compiling: an isolate busy with a runaway would otherwise hold this run forever.
+    const guard = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => stopped(new ScriptError(`script timed out after ${timeoutMs} ms`), reject),
+        timeoutMs + 50,
+      );
+      onAbort = () => stopped(new ScriptError('script cancelled'), reject);
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    const running = (async () => {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const script = await this.compile(warm, code);
+          const created = await warm.isolate.createContext();
+          if (settled) return void created.release();
+          context = created;
+          await created.global.set('input', new ivm.ExternalCopy(input ?? null).copyInto());
+          if (settled) return undefined;
+          executing = true;
+          const on = warm;
+          on.executing.add(slot);
+          try {
+            // The isolate's own timeout covers synchronous code; the guard also covers code after an await.
+            return (await script.run(created, { timeout: timeoutMs, promise: true, copy: true })) as unknown;
+          } finally {
+            on.executing.delete(slot);
+          }
+        } catch (error) {
+          // Queued behind a runaway whose isolate was discarded: start again on a fresh one.
+          if (executing || settled || attempt > 0 || !warm.isolate.isDisposed) throw error;
+          context = undefined;
+          warm = this.isolateFor(key, memoryMb);
+        }
+      }
+    })();
+    running.catch(() => undefined);
     try {
-      await context.global.set('input', new ivm.ExternalCopy(input ?? null).copyInto());
-      const running = script.run(context, { timeout: timeoutMs, promise: true, copy: true }) as Promise<unknown>;
-      // The isolate's own timeout covers synchronous code; this one also covers code after an await.
-      const guard = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          this.discard(key, warm);
-          reject(new ScriptError(`script timed out after ${timeoutMs} ms`));
-        }, timeoutMs + 50);
-        signal?.addEventListener('abort', () => reject(new ScriptError('script cancelled')), { once: true });
-      });
-      return await Promise.race([running, guard]);
+      return parseOutput(await Promise.race([running, guard]));
     } catch (error) {
       throw this.explain(error, warm, key, timeoutMs, memoryMb);
     } finally {
+      settled = true;
+      warm.executing.delete(slot);
       clearTimeout(timer);
-      if (!warm.isolate.isDisposed) context.release();
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+      if (context && !warm.isolate.isDisposed) context.release();
     }
   }
 
@@ -62,23 +116,50 @@ export class ScriptSandbox {
   private isolateFor(key: string, memoryMb: number): WarmIsolate {
     const existing = this.isolates.get(key);
     if (existing && !existing.isolate.isDisposed) return existing;
-    const warm = { isolate: new ivm.Isolate({ memoryLimit: memoryMb }), scripts: new Map<string, ivm.Script>() };
+    const warm = {
+      isolate: new ivm.Isolate({ memoryLimit: memoryMb }),
+      scripts: new Map<string, Promise<ivm.Script>>(),
+      executing: new Set<{ deadline: number }>(),
+    };
     this.isolates.set(key, warm);
     return warm;
   }
 
-  private compile(warm: WarmIsolate, code: string): ivm.Script {
+  /** Asynchronous: a synchronous compile would block the host's event loop while a runaway holds the isolate. */
+  private compile(warm: WarmIsolate, code: string): Promise<ivm.Script> {
     let script = warm.scripts.get(code);
     if (!script) {
-      try {
-        script = warm.isolate.compileScriptSync(`(async function () { "use strict";\n${code}\n})()`);
-      } catch (error) {
+      // The result leaves the isolate as JSON text: only what JSON holds can become event data.
+      const source = `(async function () { "use strict";\n${code}\n})().then((result) => JSON.stringify(result === undefined ? null : result) ?? "null")`;
+      script = warm.isolate.compileScript(source).catch((error: unknown) => {
+        warm.scripts.delete(code);
         throw new ScriptError(`script does not compile: ${error instanceof Error ? error.message : String(error)}`);
-      }
+      });
       if (warm.scripts.size >= MAX_CACHED_SCRIPTS) warm.scripts.clear();
       warm.scripts.set(code, script);
     }
     return script;
+  }
+
+  /**
+   * A script stuck on a promise that never settles holds nothing; one spinning after an await
+   * holds the isolate's thread, so the isolate goes. Discarding an idle one would kill the
+   * organization's other runs for nothing.
+   */
+  private discardIfSpinning(key: string, warm: WarmIsolate): void {
+    if (warm.isolate.isDisposed) return;
+    // Runs still within their own time may be what burns the CPU: check once they all are past it.
+    const latest = Math.max(Date.now(), ...[...warm.executing].map((run) => run.deadline));
+    if (latest > Date.now()) {
+      setTimeout(() => this.discardIfSpinning(key, warm), latest - Date.now() + 1).unref();
+      return;
+    }
+    const before = warm.isolate.cpuTime;
+    setTimeout(() => {
+      if (warm.isolate.isDisposed || warm.isolate.cpuTime <= before) return;
+      warm.resetByRunaway = true;
+      this.discard(key, warm);
+    }, SPIN_CHECK_MS).unref();
   }
 
   private discard(key: string, warm: WarmIsolate): void {
@@ -89,6 +170,9 @@ export class ScriptSandbox {
   private explain(error: unknown, warm: WarmIsolate, key: string, timeoutMs: number, memoryMb: number): Error {
     if (error instanceof ScriptError) return error;
     const message = error instanceof Error ? error.message : String(error);
+    if (warm.resetByRunaway) {
+      return new ScriptError(`script stopped: another script of this organization ran past its timeout`);
+    }
     if (warm.isolate.isDisposed || /memory limit/i.test(message)) {
       this.discard(key, warm);
       return new ScriptError(`script exceeded its memory limit of ${memoryMb} MB`);

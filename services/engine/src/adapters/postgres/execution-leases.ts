@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { streamKey, TERMINAL_EXECUTION_EVENTS } from '@weft/contracts';
-import type { Db, Migration, StoredEvent, Trx } from '@weft/event-store';
+import type { Db, Migration, StoredEvent } from '@weft/event-store';
 import type { ExecutionLeases } from '../../application/engine-ports.js';
 
 /**
@@ -71,31 +71,32 @@ export class PostgresExecutionLeases implements ExecutionLeases {
 
 /**
  * Leases that follow the events, inside the commit that stores them: an ExecutionStarted takes
- * the lease for the engine that wrote it, a terminal event drops it. No extra round trips.
+ * the lease for the engine that wrote it, a terminal event drops it. Returned as statements to
+ * send with the read model's (no extra round trips); they touch disjoint rows, so an execution
+ * that starts and ends in the same batch takes no lease at all, as insert-then-delete would.
  */
-export async function followExecutionEvents(
-  trx: Trx,
+export function leaseWritesFor(
   leases: { owner: string; leaseMs: number },
   stored: readonly StoredEvent[],
-): Promise<void> {
-  const started = stored.filter((event) => event.type === 'ExecutionStarted').map((event) => streamKey(event.streamId));
-  const ended = stored.filter((event) => TERMINAL.has(event.type)).map((event) => streamKey(event.streamId));
+): RawBuilder<unknown>[] {
+  const ended = new Set(stored.filter((event) => TERMINAL.has(event.type)).map((event) => streamKey(event.streamId)));
+  const started = stored
+    .filter((event) => event.type === 'ExecutionStarted')
+    .map((event) => streamKey(event.streamId))
+    .filter((id) => !ended.has(id));
+  const writes: RawBuilder<unknown>[] = [];
   if (started.length > 0) {
-    await trx
-      .insertInto('engine_execution_leases')
-      .values(
-        started.map((id) => ({
-          execution_id: id,
-          owner: leases.owner,
-          expires_at: sql`now() + make_interval(secs => ${leases.leaseMs / 1000})`,
-        })),
-      )
-      .onConflict((oc) =>
-        oc
-          .column('execution_id')
-          .doUpdateSet({ owner: sql.ref('excluded.owner'), expires_at: sql.ref('excluded.expires_at') }),
-      )
-      .execute();
+    // One parameter for all of them, whatever the batch size.
+    writes.push(sql`
+      INSERT INTO engine_execution_leases (execution_id, owner, expires_at)
+      SELECT id::uuid, ${leases.owner}, now() + make_interval(secs => ${leases.leaseMs / 1000})
+      FROM json_array_elements_text(${JSON.stringify(started)}::json) AS ids(id)
+      ON CONFLICT (execution_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at`);
   }
-  if (ended.length > 0) await trx.deleteFrom('engine_execution_leases').where('execution_id', 'in', ended).execute();
+  if (ended.size > 0) {
+    writes.push(sql`
+      DELETE FROM engine_execution_leases
+      WHERE execution_id IN (SELECT id::uuid FROM json_array_elements_text(${JSON.stringify([...ended])}::json) AS ids(id))`);
+  }
+  return writes;
 }

@@ -1,4 +1,4 @@
-import type { GraphSnapshot } from '@weft/contracts';
+import { nodeConfigSchemas, validateNodeConfig, type GraphSnapshot } from '@weft/contracts';
 
 /**
  * The process graph compiled for running: adjacency by node, the body of every loop, and labels.
@@ -9,6 +9,8 @@ export interface GraphNode {
   type: string;
   label: string;
   config: Record<string, unknown>;
+  /** Why the config breaks its type's schema (the catalog's lint uses the same); the node fails with it. */
+  configError?: string;
 }
 
 export interface GraphEdge {
@@ -39,10 +41,29 @@ export const DEFAULT_HANDLE = 'output';
 const labelOf = (node: { id: string; config: Record<string, unknown> }): string =>
   typeof node.config.label === 'string' && node.config.label.length > 0 ? node.config.label : node.id;
 
+const MAX_LISTED_VIOLATIONS = 5;
+
+/** A saved draft may hold an invalid config; checked once per compiled graph, not per run. */
+const configErrorOf = (type: string, config: Record<string, unknown>): string | undefined => {
+  if (!nodeConfigSchemas[type]) return undefined;
+  const violations = validateNodeConfig(type, config);
+  if (violations.length === 0) return undefined;
+  const listed = [...new Set(violations.map((violation) => `${violation.path} ${violation.message}`))];
+  return `invalid config: ${listed.slice(0, MAX_LISTED_VIOLATIONS).join('; ')}`;
+};
+
 export function compileGraph(snapshot: GraphSnapshot): ExecutionGraph {
   const nodes = new Map<string, GraphNode>();
   for (const node of snapshot.nodes) {
-    nodes.set(node.id, { id: node.id, type: node.type, label: labelOf(node), config: node.config ?? {} });
+    const config = node.config ?? {};
+    const configError = configErrorOf(node.type, config);
+    nodes.set(node.id, {
+      id: node.id,
+      type: node.type,
+      label: labelOf(node),
+      config,
+      ...(configError ? { configError } : {}),
+    });
   }
   const incoming = new Map<string, GraphEdge[]>([...nodes.keys()].map((id) => [id, []]));
   const outgoing = new Map<string, GraphEdge[]>([...nodes.keys()].map((id) => [id, []]));

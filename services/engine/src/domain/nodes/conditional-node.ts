@@ -1,4 +1,5 @@
 import type { Condition, ConditionalNodeConfig, ConditionOperator } from '@weft/contracts';
+import { linearRegExp } from './linear-regexp.js';
 import { NodeFailure, type NodeExecutor } from './node-executor.js';
 
 /** Conditions mode fires `true`/`false`; switch mode fires the first matching case label, else `default`. */
@@ -70,11 +71,7 @@ export function evaluateCondition({ left, operator, right }: Condition): boolean
     case 'isNotEmpty':
       return !isEmpty(left);
     case 'matches':
-      try {
-        return new RegExp(textOf(right)).test(textOf(left));
-      } catch {
-        throw new NodeFailure(`invalid regular expression ${String(right)}`);
-      }
+      return linearRegExp(textOf(right)).test(textOf(left));
     default: {
       const unknown: never = op;
       throw new NodeFailure(`unknown operator ${String(unknown)}`);
