@@ -85,6 +85,26 @@ describe.each(modes)('executions through POST /processes/test (%s)', (mode) => {
     expect(rows).toEqual([{ total: 25 }]);
   });
 
+  test('string inputs and outputs keep their type: plain text and JSON-looking strings are not re-parsed', async () => {
+    const g = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'webhook' })
+      .node('Echo', 'scriptNode', { code: 'return "42";' })
+      .node('Out', 'outputNode')
+      .edge('In', 'Echo')
+      .edge('Echo', 'Out');
+    const process = register(g.process({ organization_id: org }));
+    for (const input of ['hello', '7', '{"a":1}']) {
+      const reply = await test_(process.id, input);
+      expect(reply.status).toBe(200);
+      const record = reply.body as ExecutionRecord;
+      expect(record.input_data).toBe(input);
+      const echo = record.node_states.find((state) => state.node_name === 'Echo');
+      expect(echo?.output_data).toBe('42');
+      const read = await harness.call(engineHttp.getExecution, { params: { id: record.id } }, actor);
+      expect((read.body as ExecutionRecord).input_data).toBe(input);
+    }
+  });
+
   test('the history lists executions newest first without the large fields; the record has them', async () => {
     const g = new GraphBuilder()
       .node('In', 'inputNode', { triggerType: 'manual' })

@@ -20,7 +20,8 @@ const iso = (value: unknown): string | null =>
       ? value.toISOString()
       : new Date(value as string).toISOString();
 const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
-const parsed = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : (value ?? null));
+/** jsonb columns arrive decoded from both drivers; a string here is a JSON string value, never JSON text. */
+const parsed = (value: unknown): unknown => value ?? null;
 
 const SUMMARY_COLUMNS = [
   'id',
