@@ -35,11 +35,9 @@ export class SessionAdvisoryLock implements LeaderLock {
     await this.held; // a lost holder's connection goes back to the pool first
     return new Promise<boolean>((resolve, reject) => {
       let releasedFlag = false;
-      const released = new Promise<void>((release) => {
-        this.releaseHeld = () => {
-          releasedFlag = true;
-          release();
-        };
+      let wake: () => void = () => undefined;
+      const released = new Promise<void>((resolveReleased) => {
+        wake = resolveReleased;
       });
       this.held = this.database.db
         .connection()
@@ -49,13 +47,17 @@ export class SessionAdvisoryLock implements LeaderLock {
             ok: boolean;
           }>`SELECT pg_try_advisory_lock(${key1}, ${key2}) AS ok`.execute(conn);
           if (!rows[0]?.ok) {
-            this.releaseHeld = undefined;
             resolve(false);
             return;
           }
+          // Held only from here: an attempt that loses must never look like leadership.
+          this.releaseHeld = () => {
+            releasedFlag = true;
+            wake();
+          };
           resolve(true);
           while (!releasedFlag) {
-            await Promise.race([released, new Promise((wake) => setTimeout(wake, HEARTBEAT_MS))]);
+            await Promise.race([released, new Promise((tick) => setTimeout(tick, HEARTBEAT_MS))]);
             if (!releasedFlag) await sql`SELECT 1`.execute(conn);
           }
           await sql`SELECT pg_advisory_unlock(${key1}, ${key2})`.execute(conn);
