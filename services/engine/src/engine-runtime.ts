@@ -9,6 +9,8 @@ import { HttpErrorNotifier, type ErrorWebhookOptions } from './adapters/http/err
 import { BusProcessDirectory } from './adapters/nats/catalog-directory.js';
 import { consumeExecutionRequests } from './adapters/nats/execution-request-consumer.js';
 import { createNodePalette, type NodePalette } from './adapters/nodes/node-palette.js';
+import { createBlobStorage, type BlobStorage } from '@weft/blob-storage';
+import { blobStorageSink } from './adapters/nodes/blob-storage-sink.js';
 import type { BlobSink } from './adapters/nodes/integration-node.js';
 import { migrateEngineSchema } from './adapters/postgres/engine-schema.js';
 import { postgresExecutionCommit } from './adapters/postgres/execution-commit.js';
@@ -56,6 +58,7 @@ export class EngineRuntime {
     private readonly palette: NodePalette,
     private readonly deps: EngineDeps,
     private readonly logger: Logger,
+    private readonly ownBlobs?: BlobStorage,
   ) {}
 
   /** Migrates the engine's tables and registers its inline projection; does not take work yet. */
@@ -63,7 +66,10 @@ export class EngineRuntime {
     const options = deps.options ?? {};
     const logger = options.logger ?? createLogger('engine');
     await migrateEngineSchema(deps.store.db);
-    const palette = createNodePalette({ blobs: options.blobs, blockPrivate: deps.config.outboundBlockPrivate });
+    // Without an explicit sink, files go to WEFT_S3_* storage, else to the data dir's blobs folder.
+    const ownBlobs = options.blobs ? undefined : createBlobStorage(deps.config);
+    const blobs = options.blobs ?? blobStorageSink(ownBlobs!);
+    const palette = createNodePalette({ blobs, blockPrivate: deps.config.outboundBlockPrivate });
     const leaseMs = options.leaseMs ?? 15_000;
     const leases = new PostgresExecutionLeases(
       deps.store.db,
@@ -99,7 +105,7 @@ export class EngineRuntime {
       directory,
       enqueue: (request) => deps.bus.enqueue(queue, request, { msgId: request.executionId }),
     });
-    return new EngineRuntime(engine, api, palette, deps, logger);
+    return new EngineRuntime(engine, api, palette, deps, logger, ownBlobs);
   }
 
   /** Starts taking execution requests and resuming executions orphaned by dead engines. */
@@ -117,5 +123,6 @@ export class EngineRuntime {
     this.consumer = undefined;
     await this.engine.stop();
     await this.palette.close();
+    await this.ownBlobs?.close();
   }
 }
