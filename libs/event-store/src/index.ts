@@ -12,3 +12,4 @@ export * from './outbox/event-publisher.js';
 export * from './outbox/leader-lock.js';
 export * from './outbox/outbox-relay.js';
 export * from './adapters/jetstream-publisher.js';
+export * from './aggregates/fold-stream.js';

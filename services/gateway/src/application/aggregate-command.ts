@@ -1,5 +1,11 @@
 import { conflict } from '@weft/contracts';
-import { WrongExpectedVersionError, type EventMetadata, type EventStore, type StoredEvent } from '@weft/event-store';
+import {
+  foldStream,
+  WrongExpectedVersionError,
+  type EventMetadata,
+  type EventStore,
+  type StoredEvent,
+} from '@weft/event-store';
 
 interface DomainEvent {
   type: string;
@@ -23,19 +29,14 @@ export async function runAggregateCommand<State, Event extends DomainEvent, Comm
   command: Command,
   metadata: EventMetadata,
 ): Promise<StoredEvent[]> {
-  const history = await store.readStream(streamId);
-  const state = history.reduce(
-    (current, stored) => aggregate.evolve(current, { type: stored.type, data: stored.data } as Event),
-    aggregate.initial,
-  );
+  const { state, expectedVersion } = await foldStream(store, streamId, aggregate);
   const events = aggregate.decide(command, state);
   if (events.length === 0) return [];
-  const last = history.at(-1);
   try {
     const result = await store.append(
       streamId,
       events.map((event) => ({ type: event.type, data: event.data, metadata })),
-      { expectedVersion: last ? last.streamVersion : 'no_stream' },
+      { expectedVersion },
     );
     return result.events;
   } catch (error) {

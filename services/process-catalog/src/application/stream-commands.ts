@@ -1,5 +1,5 @@
 import { conflict } from '@weft/contracts';
-import { WrongExpectedVersionError, type EventStore, type StoredEvent } from '@weft/event-store';
+import { foldStream, WrongExpectedVersionError, type EventStore, type StoredEvent } from '@weft/event-store';
 import type { Caller, Runtime } from './caller.js';
 import { KeyedSerializer } from './keyed-serializer.js';
 
@@ -23,14 +23,12 @@ export async function loadStream<Command, Event extends { type: string; data: un
   streamId: string,
   decider: Decider<Command, Event, State>,
 ): Promise<{ state: State; version: number; stored: StoredEvent[] }> {
-  const stored = await store.readStream(streamId);
-  const state = stored
-    .filter((event) => decider.eventTypes.includes(event.type))
-    .reduce(
-      (current, event) => decider.evolve(current, { type: event.type, data: event.data } as Event),
-      decider.initial(),
-    );
-  return { state, version: stored.at(-1)?.streamVersion ?? 0, stored };
+  const { state, version, stored } = await foldStream<State, Event>(store, streamId, {
+    initial: decider.initial(),
+    evolve: (state, event) => decider.evolve(state, event),
+    eventTypes: decider.eventTypes,
+  });
+  return { state, version, stored };
 }
 
 export interface StreamCommandOptions<Command, Event extends { type: string; data: unknown }, State> {
