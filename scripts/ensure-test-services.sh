@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Source this: sets WEFT_TEST_DATABASE_URL and WEFT_TEST_NATS_URL. When they are not given,
-# uses PostgreSQL and nats-server on loopback, installing (apt) and starting them when missing.
+# Source this: sets WEFT_TEST_DATABASE_URL, WEFT_TEST_NATS_URL and WEFT_TEST_MYSQL_URL. When they are
+# not given, uses PostgreSQL, nats-server and MariaDB on loopback, installing (apt) and starting them when missing.
 set -u
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 wait_port() { for _ in $(seq 1 60); do port_open "$1" && return 0; sleep 0.5; done; return 1; }
@@ -34,4 +34,23 @@ if [ -z "${WEFT_TEST_NATS_URL:-}" ]; then
     wait_port 4222 || { echo "weft: nats-server did not start" >&2; exit 1; }
   fi
   export WEFT_TEST_NATS_URL="nats://127.0.0.1:4222"
+fi
+
+# The engine's SQL-node tests need MySQL/MariaDB: root with an empty password over TCP and a `test` database.
+if [ -z "${WEFT_TEST_MYSQL_URL:-}" ]; then
+  if ! port_open 3306; then
+    [ -x /usr/sbin/mariadbd ] || apt_install mariadb-server
+    mkdir -p /run/mysqld && chown mysql:mysql /run/mysqld 2>/dev/null || true
+    start-stop-daemon --start --oknodo --background --chuid mysql --exec /usr/sbin/mariadbd -- \
+      --bind-address=127.0.0.1 --port=3306 >&2
+    wait_port 3306 || { echo "weft: MariaDB did not start" >&2; exit 1; }
+  fi
+  mysql_admin() { mariadb -h 127.0.0.1 -u root -e "$1" 2>/dev/null || mariadb -u root -e "$1"; }
+  if ! mariadb -h 127.0.0.1 -u root -e 'SELECT 1' >/dev/null 2>&1; then
+    # A fresh Debian install lets root in over the unix socket only; the tests log in over TCP.
+    mariadb -u root -e "ALTER USER 'root'@'localhost' IDENTIFIED VIA mysql_native_password USING PASSWORD('') OR unix_socket" >&2 \
+      || { echo "weft: root cannot log in to MariaDB over TCP; set WEFT_TEST_MYSQL_URL" >&2; exit 1; }
+  fi
+  mysql_admin 'CREATE DATABASE IF NOT EXISTS test' >&2
+  export WEFT_TEST_MYSQL_URL="mysql://root@127.0.0.1:3306/test"
 fi

@@ -4,6 +4,7 @@ import { everyNodeTypeProcess } from './fixtures/every-node-type.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
 import { actorOf, startEngineHarness, type EngineHarness, type EngineMode } from './support/engine-harness.js';
 import { json, startLocalHttpServer, type LocalHttpServer } from './support/local-http-server.js';
+import { testDatabaseUrl, testMysqlConnection } from './support/test-services.js';
 import { waitUntil } from './support/wait-until.js';
 
 const modes: EngineMode[] = ['embedded', 'distributed'];
@@ -24,7 +25,7 @@ describe.each(modes)('executions through POST /processes/test (%s)', (mode) => {
       if (request.url.startsWith('/flaky') && flakyFailures-- > 0) return json(res, 400, { error: 'not yet' });
       return json(res, 200, { received: request.body ? JSON.parse(request.body) : null });
     });
-    mysql = createPool({ host: '127.0.0.1', port: 3306, user: 'root', password: '', database: 'test' });
+    mysql = createPool(testMysqlConnection());
     await mysql.query(`create table ${mysqlTable} (id int auto_increment primary key, total int)`);
     harness = await startEngineHarness(mode);
   });
@@ -43,7 +44,7 @@ describe.each(modes)('executions through POST /processes/test (%s)', (mode) => {
     const fixture = everyNodeTypeProcess({
       organizationId: org,
       httpUrl: server.url,
-      postgresUrl: process.env.WEFT_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/weft_test',
+      postgresUrl: testDatabaseUrl(),
       mysqlTable,
     });
     fixture.connections.forEach((c) => harness.catalog.addConnection(c));

@@ -11,6 +11,7 @@ import { GraphBuilder } from './fixtures/graph-builder.js';
 import { FixtureCatalog } from './support/fixture-catalog.js';
 import { startEngineHarness, type EngineHarness } from './support/engine-harness.js';
 import { json, startLocalHttpServer, type LocalHttpServer } from './support/local-http-server.js';
+import { testDatabaseUrl, testNatsUrl } from './support/test-services.js';
 import { waitUntil } from './support/wait-until.js';
 
 /**
@@ -42,11 +43,11 @@ describe('resume after SIGKILL (PostgreSQL + NATS)', () => {
     child?.kill('SIGKILL');
     await survivor?.close();
     await server.close();
-    const nats = await NatsBus.connect({ servers: process.env.WEFT_TEST_NATS_URL ?? 'nats://127.0.0.1:4222' });
+    const nats = await NatsBus.connect({ servers: testNatsUrl() });
     await (await jetstreamManager(nats.connection)).streams.delete(queue.spec.stream).catch(() => undefined);
     await nats.close();
     const { openDatabase } = await import('@weft/event-store');
-    const owner = await openDatabase({ url: process.env.WEFT_TEST_DATABASE_URL });
+    const owner = await openDatabase({ url: testDatabaseUrl() });
     await sql.raw(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).execute(owner.db);
     await owner.close();
   });
@@ -99,7 +100,7 @@ describe('resume after SIGKILL (PostgreSQL + NATS)', () => {
 
     // A second engine in this process shares the database and queue; it starts after the kill.
     const executionId = crypto.randomUUID();
-    const nats = await NatsBus.connect({ servers: process.env.WEFT_TEST_NATS_URL ?? 'nats://127.0.0.1:4222' });
+    const nats = await NatsBus.connect({ servers: testNatsUrl() });
     await nats.enqueue(
       queue.spec,
       {
@@ -115,7 +116,7 @@ describe('resume after SIGKILL (PostgreSQL + NATS)', () => {
     await nats.close();
 
     const { openDatabase } = await import('@weft/event-store');
-    const reader = await openDatabase({ url: process.env.WEFT_TEST_DATABASE_URL, schema });
+    const reader = await openDatabase({ url: testDatabaseUrl(), schema });
     const record = (): Promise<ExecutionRecord | undefined> =>
       findExecution(reader.db, executionId).catch(() => undefined);
     const stateOf = async (label: string) => (await record())?.node_states.find((s) => s.node_name === label)?.status;

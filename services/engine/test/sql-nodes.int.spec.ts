@@ -4,8 +4,9 @@ import { SqlConnections } from '../src/adapters/nodes/sql-connections.js';
 import { sqlNodeExecutor, toMysqlPlaceholders } from '../src/adapters/nodes/sql-node.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
 import { pureExecutors, runInMemory } from './support/run-in-memory.js';
+import { testDatabaseUrl, testMysqlConnection } from './support/test-services.js';
 
-const pgUrl = process.env.WEFT_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/weft_test';
+const pgUrl = testDatabaseUrl();
 const connectionsUnderTest: DecryptedConnection[] = [
   { id: 'pg', organizationId: 'org', type: 'postgres', name: 'pg', data: { url: pgUrl } },
   {
@@ -13,7 +14,7 @@ const connectionsUnderTest: DecryptedConnection[] = [
     organizationId: 'org',
     type: 'mysql',
     name: 'mariadb',
-    data: { host: '127.0.0.1', port: 3306, user: 'root', password: '', database: 'test' },
+    data: testMysqlConnection(),
   },
 ];
 

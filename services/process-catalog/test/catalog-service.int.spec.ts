@@ -14,12 +14,15 @@ import { openDatabase, PostgresEventStore, type Database } from '@weft/event-sto
 import { namespacedBus } from './fixtures/namespaced-bus.js';
 import { startProcessCatalogService, type RunningService } from '../src/index.js';
 import { actorOf } from './fixtures/catalog-harness.js';
+import { testDatabaseUrl, testNatsUrl } from './fixtures/test-services.js';
 
 /** Real: the Nest service, its BusTransport, the bus (in-memory or NATS) and the store. Nothing stubbed. */
 type Setup = { bus: 'in-memory' | 'nats'; db: 'pglite' | 'postgres' };
 
-const setups: Setup[] = [{ bus: 'in-memory', db: 'pglite' }];
-if (process.env.WEFT_TEST_NATS_URL && process.env.WEFT_TEST_DATABASE_URL) setups.push({ bus: 'nats', db: 'postgres' });
+const setups: Setup[] = [
+  { bus: 'in-memory', db: 'pglite' },
+  { bus: 'nats', db: 'postgres' },
+];
 
 describe.each(setups)('catalog service over $bus bus on $db', ({ bus: busKind, db }) => {
   let bus: Bus;
@@ -34,14 +37,14 @@ describe.each(setups)('catalog service over $bus bus on $db', ({ bus: busKind, d
     bus =
       busKind === 'nats'
         ? namespacedBus(
-            await NatsBus.connect({ servers: process.env.WEFT_TEST_NATS_URL as string, name: 'catalog-test' }),
+            await NatsBus.connect({ servers: testNatsUrl(), name: 'catalog-test' }),
             `t${randomUUID().slice(0, 8)}`,
           )
         : new InMemoryBus();
     database =
       db === 'postgres'
         ? await openDatabase({
-            url: process.env.WEFT_TEST_DATABASE_URL,
+            url: testDatabaseUrl(),
             schema: `test_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
           })
         : await openDatabase({ dataDir: 'memory://' });

@@ -15,14 +15,17 @@ import { openDatabase, PostgresEventStore, type Database } from '@weft/event-sto
 import { createGateway, type Gateway } from '@weft/gateway';
 import { namespacedBus } from './fixtures/namespaced-bus.js';
 import { startProcessCatalogService, type RunningService } from '../src/index.js';
+import { testDatabaseUrl, testNatsUrl } from './fixtures/test-services.js';
 
 /**
  * The whole public path, nothing stubbed: HTTP (fastify inject) -> the real gateway (API keys,
  * body schemas, organization checks) -> the bus -> the catalog -> the event store.
  */
 type Setup = { bus: 'in-memory' | 'nats'; db: 'pglite' | 'postgres' };
-const setups: Setup[] = [{ bus: 'in-memory', db: 'pglite' }];
-if (process.env.WEFT_TEST_DATABASE_URL && process.env.WEFT_TEST_NATS_URL) setups.push({ bus: 'nats', db: 'postgres' });
+const setups: Setup[] = [
+  { bus: 'in-memory', db: 'pglite' },
+  { bus: 'nats', db: 'postgres' },
+];
 
 describe.each(setups)('catalog through the gateway ($bus bus, $db)', ({ bus: busKind, db }) => {
   const systemKey = `weft_e2e_${randomUUID()}`;
@@ -71,7 +74,7 @@ describe.each(setups)('catalog through the gateway ($bus bus, $db)', ({ bus: bus
     database =
       db === 'postgres'
         ? await openDatabase({
-            url: process.env.WEFT_TEST_DATABASE_URL,
+            url: testDatabaseUrl(),
             schema: `test_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
           })
         : await openDatabase({ dataDir: 'memory://' });
@@ -79,7 +82,7 @@ describe.each(setups)('catalog through the gateway ($bus bus, $db)', ({ bus: bus
     bus =
       busKind === 'nats'
         ? namespacedBus(
-            await NatsBus.connect({ servers: process.env.WEFT_TEST_NATS_URL as string, name: 'catalog-e2e' }),
+            await NatsBus.connect({ servers: testNatsUrl(), name: 'catalog-e2e' }),
             `t${randomUUID().slice(0, 8)}`,
           )
         : new InMemoryBus();

@@ -8,6 +8,7 @@ import { createLogger } from '@weft/observability';
 import type { EngineOptions } from '../../src/engine-runtime.js';
 import { startEngineService, type RunningEngine } from '../../src/start-engine-service.js';
 import { FixtureCatalog } from './fixture-catalog.js';
+import { testDatabaseUrl, testNatsUrl } from './test-services.js';
 
 /**
  * An engine for integration tests. Real: event store (PGlite in memory when embedded, PostgreSQL
@@ -48,12 +49,9 @@ export async function startEngineHarness(
   const database =
     mode === 'embedded'
       ? await openDatabase({ dataDir: 'memory://' })
-      : await openDatabase({ url: process.env.WEFT_TEST_DATABASE_URL, schema });
+      : await openDatabase({ url: testDatabaseUrl(), schema });
   const store = await PostgresEventStore.open(database);
-  const bus: Bus =
-    mode === 'embedded'
-      ? new InMemoryBus()
-      : await NatsBus.connect({ servers: process.env.WEFT_TEST_NATS_URL ?? 'nats://127.0.0.1:4222' });
+  const bus: Bus = mode === 'embedded' ? new InMemoryBus() : await NatsBus.connect({ servers: testNatsUrl() });
   const catalog = shared.catalog ?? new FixtureCatalog();
   const served = mode === 'embedded' ? await catalog.serveOn(bus) : [];
   const queue = shared.queue ?? {

@@ -1,4 +1,4 @@
-/** Polls `condition` until it holds (or `timeoutMs` passes); the test then asserts on the state itself. */
+/** Polls `condition` until it holds; throws when `timeoutMs` passes first, so a test never goes on without it. */
 export async function waitUntil(
   condition: () => boolean | Promise<boolean>,
   timeoutMs = 10_000,
@@ -6,7 +6,8 @@ export async function waitUntil(
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
-    if (Date.now() > deadline) return;
+    if (Date.now() > deadline)
+      throw new Error(`waitUntil: condition still false after ${timeoutMs} ms: ${String(condition)}`);
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
