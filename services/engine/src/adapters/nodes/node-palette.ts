@@ -1,7 +1,7 @@
 import type { NodeExecutor, NodeExecutorRegistry } from '../../domain/nodes/node-executor.js';
 import { conditionalNodeExecutor } from '../../domain/nodes/conditional-node.js';
 import { inputNodeExecutor } from '../../domain/nodes/input-node.js';
-import { loopNodeExecutor } from '../../domain/nodes/loop-node.js';
+import { createLoopNodeExecutor } from '../../domain/nodes/loop-node.js';
 import { outputNodeExecutor } from '../../domain/nodes/output-node.js';
 import { waitNodeExecutor } from '../../domain/nodes/wait-node.js';
 import { databaseNodeExecutor } from './database-node.js';
@@ -18,16 +18,22 @@ export interface NodePalette {
 }
 
 export function createNodePalette(
-  options: { blobs?: BlobSink; httpBackoffMs?: number; blockPrivate?: boolean } = {},
+  options: {
+    blobs?: BlobSink;
+    httpBackoffMs?: number;
+    blockPrivate?: boolean;
+    /** WEFT_LOOP_MAX_ITEMS and WEFT_SCRIPT_OUTPUT_MAX_BYTES; their defaults when absent. */
+    limits?: { loopMaxItems?: number; scriptOutputMaxBytes?: number };
+  } = {},
 ): NodePalette {
-  const sandbox = new ScriptSandbox();
+  const sandbox = new ScriptSandbox({ maxOutputChars: options.limits?.scriptOutputMaxBytes });
   const connections = new SqlConnections();
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const executors: NodeExecutor<any>[] = [
     inputNodeExecutor,
     outputNodeExecutor,
     conditionalNodeExecutor,
-    loopNodeExecutor,
+    createLoopNodeExecutor(options.limits?.loopMaxItems),
     waitNodeExecutor,
     scriptNodeExecutor(sandbox),
     integrationNodeExecutor({

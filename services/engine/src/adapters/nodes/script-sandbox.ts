@@ -30,19 +30,23 @@ export interface ScriptRun {
 
 const MAX_CACHED_SCRIPTS = 500;
 const SPIN_CHECK_MS = 25;
-/** Largest script result, as JSON text: it is stored in the execution's events. */
+/** Default largest script result, as JSON text (WEFT_SCRIPT_OUTPUT_MAX_BYTES): it is stored in the execution's events. */
 export const MAX_SCRIPT_OUTPUT_CHARS = 16 * 1024 * 1024;
+/** Thrown inside the isolate, so an oversize result never reaches the host heap. */
+const OVERSIZE_MARK = 'weft: script result too large';
 
 const parseOutput = (text: unknown): unknown => {
   if (typeof text !== 'string') throw new ScriptError('script result is not JSON');
-  if (text.length > MAX_SCRIPT_OUTPUT_CHARS) {
-    throw new ScriptError(`script result is larger than ${MAX_SCRIPT_OUTPUT_CHARS / 1024 / 1024} MB of JSON`);
-  }
   return JSON.parse(text) as unknown;
 };
 
 export class ScriptSandbox {
   private readonly isolates = new Map<string, WarmIsolate>();
+  private readonly maxOutputChars: number;
+
+  constructor(options: { maxOutputChars?: number } = {}) {
+    this.maxOutputChars = options.maxOutputChars ?? MAX_SCRIPT_OUTPUT_CHARS;
+  }
 
   async run({ organizationId, code, input, timeoutMs, memoryMb, signal }: ScriptRun): Promise<unknown> {
     const key = `${organizationId}:${memoryMb}`;
@@ -130,7 +134,8 @@ export class ScriptSandbox {
     let script = warm.scripts.get(code);
     if (!script) {
       // The result leaves the isolate as JSON text: only what JSON holds can become event data.
-      const source = `(async function () { "use strict";\n${code}\n})().then((result) => JSON.stringify(result === undefined ? null : result) ?? "null")`;
+      // The size check runs in the isolate: an oversize result is never copied out.
+      const source = `(async function () { "use strict";\n${code}\n})().then((result) => { const json = JSON.stringify(result === undefined ? null : result) ?? "null"; if (json.length > ${this.maxOutputChars}) throw new Error("${OVERSIZE_MARK} (" + json.length + " characters)"); return json; })`;
       script = warm.isolate.compileScript(source).catch((error: unknown) => {
         warm.scripts.delete(code);
         throw new ScriptError(`script does not compile: ${error instanceof Error ? error.message : String(error)}`);
@@ -178,6 +183,11 @@ export class ScriptSandbox {
       return new ScriptError(`script exceeded its memory limit of ${memoryMb} MB`);
     }
     if (/timed out/i.test(message)) return new ScriptError(`script timed out after ${timeoutMs} ms`);
+    if (message.includes(OVERSIZE_MARK)) {
+      return new ScriptError(
+        `script result is larger than ${this.maxOutputChars} characters of JSON (WEFT_SCRIPT_OUTPUT_MAX_BYTES)`,
+      );
+    }
     return new ScriptError(`script failed: ${message}`);
   }
 }
