@@ -6,7 +6,7 @@ import { extractTraceContext, withSpan } from '@weft/observability';
 import type { Authenticator } from '../../application/authenticator.js';
 import { parseJsonBody } from './json-body.js';
 import { sendProblem, toProblem } from './problem-replies.js';
-import { authenticate, authorize, validateBody } from './request-guards.js';
+import { authenticate, authorize, validateBody, validateUrlText } from './request-guards.js';
 import type { RouteBinding } from './route-binding.js';
 
 export interface HttpServerOptions {
@@ -41,6 +41,9 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     requestIdHeader: 'x-correlation-id',
     genReqId: () => crypto.randomUUID(),
     ajv: { customOptions: { strict: false } },
+    // Malformed URLs and over-long path parameters are refused by the router before any hook:
+    // answer them as problem+json like every other error.
+    frameworkErrors: (error, request, reply) => void sendProblem(reply, toProblem(error, request)),
   });
   // Bodies are validated by the contract schemas in the preHandler, which lists every violation.
   server.setValidatorCompiler(() => () => true);
@@ -114,6 +117,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
             request.actor = actor;
             span.setAttribute('weft.organization_id', actor.organizationId);
             const call = toCall(request);
+            validateUrlText(call);
             authorize(route, actor, call.params);
             validateBody(route, call.body);
             const answer = await binding.handle(call, actor, request);
