@@ -20,6 +20,9 @@ export interface PublishedEventEnvelope {
   data: unknown;
   metadata: Record<string, unknown>;
   recordedAt: string;
+  /** Set when the event could not be published (too large): `data` is null, `reason` says why. */
+  truncated?: true;
+  reason?: string;
 }
 
 const token = (value: unknown): string =>

@@ -16,6 +16,27 @@ export interface WeftConfig {
   secretKey?: string;
   /** Largest accepted HTTP body, in bytes. */
   bodyLimitBytes: number;
+  /** PostgreSQL timeouts and TCP keepalive (docs/event-store.md), in ms; 0 turns a server-side one off. */
+  databaseTimeouts: {
+    statementMs: number;
+    lockMs: number;
+    idleInTransactionMs: number;
+    keepAliveMs: number;
+    sessionMs: number;
+  };
+  /** What one engine takes on (docs/engine.md, "Limits"). */
+  engineLimits: {
+    /** Executions running at once (started, waiting or resumed); more requests stay queued. */
+    maxRunningExecutions: number;
+    /** Failed deliveries of an execution request before it is recorded as failed / dead-lettered. */
+    executionMaxDeliver: number;
+    /** Largest script node memoryMb. */
+    scriptMaxMemoryMb: number;
+    /** Warm script isolates kept (one per organization); the least recently used idle one goes first. */
+    scriptMaxWarmIsolates: number;
+    /** Sum of the memory limits of all live script isolates. */
+    scriptMemoryBudgetMb: number;
+  };
   outboundBlockPrivate: boolean;
   s3?: { endpoint?: string; region: string; bucket: string; accessKeyId?: string; secretAccessKey?: string };
   providers: {
@@ -64,6 +85,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     bootstrapApiKey: optional(env, 'WEFT_BOOTSTRAP_API_KEY'),
     secretKey: optional(env, 'WEFT_SECRET_KEY'),
     bodyLimitBytes: integer(env, 'WEFT_BODY_LIMIT_BYTES', 5 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    databaseTimeouts: {
+      statementMs: integer(env, 'WEFT_DB_STATEMENT_TIMEOUT_MS', 60_000, 0, 86_400_000),
+      lockMs: integer(env, 'WEFT_DB_LOCK_TIMEOUT_MS', 15_000, 0, 86_400_000),
+      idleInTransactionMs: integer(env, 'WEFT_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 60_000, 0, 86_400_000),
+      keepAliveMs: integer(env, 'WEFT_DB_KEEPALIVE_MS', 10_000, 1_000, 3_600_000),
+      sessionMs: integer(env, 'WEFT_DB_SESSION_TIMEOUT_MS', 5_000, 100, 600_000),
+    },
+    engineLimits: {
+      maxRunningExecutions: integer(env, 'WEFT_ENGINE_MAX_RUNNING_EXECUTIONS', 200, 1, 100_000),
+      executionMaxDeliver: integer(env, 'WEFT_EXECUTION_MAX_DELIVER', 20, 1, 1_000),
+      scriptMaxMemoryMb: integer(env, 'WEFT_SCRIPT_MAX_MEMORY_MB', 256, 8, 1024),
+      scriptMaxWarmIsolates: integer(env, 'WEFT_SCRIPT_MAX_WARM_ISOLATES', 32, 1, 10_000),
+      scriptMemoryBudgetMb: integer(env, 'WEFT_SCRIPT_MEMORY_BUDGET_MB', 2048, 8, 1_048_576),
+    },
     outboundBlockPrivate: flag(env, 'WEFT_OUTBOUND_BLOCK_PRIVATE'),
     s3: bucket
       ? {

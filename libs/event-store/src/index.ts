@@ -13,3 +13,4 @@ export * from './outbox/leader-lock.js';
 export * from './outbox/outbox-relay.js';
 export * from './adapters/jetstream-publisher.js';
 export * from './aggregates/fold-stream.js';
+export * from './outbox/placeholder-envelope.js';

@@ -28,7 +28,7 @@ export interface Infrastructure {
 export const pgliteDir = (dataDir: string): string => join(dataDir, 'pgdata');
 
 export async function openConfiguredDatabase(config: WeftConfig): Promise<Database> {
-  if (config.databaseUrl) return openDatabase({ url: config.databaseUrl });
+  if (config.databaseUrl) return openDatabase({ url: config.databaseUrl, timeouts: config.databaseTimeouts });
   await mkdir(config.dataDir, { recursive: true });
   return openDatabase({ dataDir: pgliteDir(config.dataDir) });
 }

@@ -1,7 +1,16 @@
-import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import {
+  DiscardPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  jetstream,
+  jetstreamManager,
+  type JetStreamClient,
+  type JetStreamManager,
+  type StreamConfig,
+} from '@nats-io/jetstream';
 import { headers, nanos, type NatsConnection } from '@nats-io/nats-core';
 import { EVENTS_STREAM, allEvents, type PublishedEventEnvelope } from '@weft/contracts';
-import { POSITION_HEADER, type EventPublisher } from '../outbox/event-publisher.js';
+import { POSITION_HEADER, PermanentPublishError, type EventPublisher } from '../outbox/event-publisher.js';
 
 export interface JetStreamPublisherOptions {
   /** Stream name; default WEFT_EVENTS. Tests pass a unique one. */
@@ -10,35 +19,62 @@ export interface JetStreamPublisherOptions {
   subjects?: string[];
   /** Deduplication window for Nats-Msg-Id; default 2 minutes. */
   duplicateWindowMs?: number;
+  /** Oldest message the stream keeps (WEFT_EVENTS_STREAM_MAX_AGE_SECONDS); default 7 days. */
+  maxAgeMs?: number;
+  /** Most bytes the stream keeps, oldest dropped first (WEFT_EVENTS_STREAM_MAX_BYTES); default 1 GiB. */
+  maxBytes?: number;
 }
 
-/** Publishes committed events to a JetStream stream (created when missing). */
+export const DEFAULT_EVENTS_STREAM_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
+export const DEFAULT_EVENTS_STREAM_MAX_BYTES = 1024 ** 3;
+
+/** Room left in a message for the headers (msg id, position, expectations) besides the envelope. */
+const HEADER_ALLOWANCE_BYTES = 1024;
+
+/**
+ * Publishes committed events to a JetStream stream. The stream is created when missing and its
+ * retention (age, bytes; oldest discarded first) is brought to the configured limits on every
+ * start, so published history can never fill the JetStream store that the work queues share.
+ */
 export class JetStreamPublisher implements EventPublisher {
   readonly enforcesPreviousMsgId = true;
   private readonly js: JetStreamClient;
-  private readonly stream: string;
   private readonly encoder = new TextEncoder();
 
   private constructor(
-    nc: NatsConnection,
+    private readonly nc: NatsConnection,
     private readonly jsm: JetStreamManager,
-    stream: string,
+    private readonly stream: string,
   ) {
     this.js = jetstream(nc);
-    this.stream = stream;
   }
 
   static async create(nc: NatsConnection, options: JetStreamPublisherOptions = {}): Promise<JetStreamPublisher> {
     const jsm = await jetstreamManager(nc);
     const stream = options.stream ?? EVENTS_STREAM;
-    try {
-      await jsm.streams.info(stream);
-    } catch {
+    const retention: Partial<StreamConfig> = {
+      max_age: nanos(options.maxAgeMs ?? DEFAULT_EVENTS_STREAM_MAX_AGE_MS),
+      max_bytes: options.maxBytes ?? DEFAULT_EVENTS_STREAM_MAX_BYTES,
+      discard: DiscardPolicy.Old,
+    };
+    const existing = await jsm.streams.info(stream).catch((error: unknown) => {
+      if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound) return undefined;
+      throw error;
+    });
+    if (!existing) {
       await jsm.streams.add({
         name: stream,
         subjects: options.subjects ?? [allEvents.wildcard],
         duplicate_window: nanos(options.duplicateWindowMs ?? 120_000),
+        ...retention,
       });
+    } else if (
+      existing.config.max_age !== retention.max_age ||
+      existing.config.max_bytes !== retention.max_bytes ||
+      existing.config.discard !== retention.discard
+    ) {
+      // Streams created before retention was configured (or with other limits) take the new ones.
+      await jsm.streams.update(stream, retention);
     }
     return new JetStreamPublisher(nc, jsm, stream);
   }
@@ -49,9 +85,16 @@ export class JetStreamPublisher implements EventPublisher {
     msgId: string,
     previousMsgId?: string,
   ): Promise<void> {
+    const payload = this.encoder.encode(JSON.stringify(envelope));
+    const maxPayload = this.nc.info?.max_payload;
+    if (maxPayload !== undefined && payload.length + HEADER_ALLOWANCE_BYTES > maxPayload) {
+      throw new PermanentPublishError(
+        `event of ${payload.length} bytes exceeds the NATS server's max_payload of ${maxPayload} bytes`,
+      );
+    }
     const hdrs = headers();
     hdrs.set(POSITION_HEADER, String(envelope.position));
-    await this.js.publish(subject, this.encoder.encode(JSON.stringify(envelope)), {
+    await this.js.publish(subject, payload, {
       msgID: msgId,
       headers: hdrs,
       // Nats-Expected-Last-Msg-Id: a message whose predecessor failed fails too, never overtakes it.

@@ -22,3 +22,11 @@ export const POSITION_HEADER = 'Weft-Position';
 
 /** The deduplication id of an event's message: one per position. */
 export const eventMessageId = (position: number): string => `weft-event-${position}`;
+
+/**
+ * A publish that can never succeed however often it is retried (the message exceeds the
+ * destination's size limit): the relay publishes a placeholder for that position instead.
+ */
+export class PermanentPublishError extends Error {
+  override name = 'PermanentPublishError';
+}

@@ -3,7 +3,8 @@ import type { StoredEvent } from '../event-store.js';
 import type { PostgresEventStore } from '../adapters/postgres/postgres-event-store.js';
 import { CatchUpLoop } from '../subscriptions/catch-up-loop.js';
 import { loadCheckpoint, saveCheckpoint } from '../subscriptions/checkpoint-table.js';
-import { eventMessageId, type EventPublisher } from './event-publisher.js';
+import { eventMessageId, PermanentPublishError, type EventPublisher } from './event-publisher.js';
+import { placeholderEnvelope } from './placeholder-envelope.js';
 import { InProcessLock, SessionAdvisoryLock, type LeaderLock } from './leader-lock.js';
 
 /** First key of the relay's leader lock; the second is the events table's oid. */
@@ -20,6 +21,8 @@ export interface OutboxRelayOptions {
   /** Subject of an event; default `eventSubject` from @weft/contracts. */
   subjectFor?: (event: StoredEvent) => string;
   onError?: (error: unknown) => void;
+  /** Called when an event could never be published and a placeholder took its position. */
+  onPlaceholder?: (event: StoredEvent, reason: string) => void;
 }
 
 export const toEnvelope = (event: StoredEvent): PublishedEventEnvelope => ({
@@ -58,6 +61,47 @@ export class OutboxRelay {
       store.database.dialect === 'postgres'
         ? new SessionAdvisoryLock(store.database, [RELAY_LOCK_NAMESPACE, store.eventsTableOid])
         : new InProcessLock(store.database, name));
+    // An event that can never be published (too large) must not stall every later one: its
+    // position gets a small placeholder that says why, and the relay goes on.
+    const publishOne = async (event: StoredEvent, previous: string | undefined): Promise<void> => {
+      const msgId = eventMessageId(event.position);
+      try {
+        await publisher.publish(subjectFor(event), toEnvelope(event), msgId, previous);
+      } catch (error) {
+        if (!(error instanceof PermanentPublishError)) throw error;
+        options.onPlaceholder?.(event, error.message);
+        await publisher.publish(
+          subjectFor(event),
+          placeholderEnvelope(toEnvelope(event), error.message),
+          msgId,
+          previous,
+        );
+      }
+    };
+    // Pipelined, each message naming its predecessor: a failed publish fails all later ones of the
+    // batch, so nothing overtakes it. A transient failure ends the batch (the loop resumes from the
+    // destination's last); a permanent one is replaced by its placeholder and the rest is re-sent.
+    const publishPipelined = async (
+      batch: StoredEvent[],
+      previous: string | undefined,
+    ): Promise<string | undefined> => {
+      let last = previous;
+      const publishes = batch.map((event) => {
+        const msgId = eventMessageId(event.position);
+        const published = publisher.publish(subjectFor(event), toEnvelope(event), msgId, last);
+        last = msgId;
+        return published;
+      });
+      const results = await Promise.allSettled(publishes);
+      const failedAt = results.findIndex((result) => result.status === 'rejected');
+      if (failedAt === -1) return last;
+      const reason = (results[failedAt] as PromiseRejectedResult).reason as unknown;
+      if (!(reason instanceof PermanentPublishError)) throw reason;
+      const before = failedAt === 0 ? previous : eventMessageId((batch[failedAt - 1] as StoredEvent).position);
+      const failed = batch[failedAt] as StoredEvent;
+      await publishOne(failed, before);
+      return publishPipelined(batch.slice(failedAt + 1), eventMessageId(failed.position));
+    };
     this.loop = new CatchUpLoop({
       store,
       batchSize: options.batchSize ?? 500,
@@ -81,21 +125,10 @@ export class OutboxRelay {
         // A leader whose lock connection died stops at once; it resumes only after winning again.
         if (!lock.isHeld()) throw new StandingByError();
         if (publisher.enforcesPreviousMsgId) {
-          // Pipelined, each message naming its predecessor: a failed publish fails all later ones
-          // of the batch, so nothing overtakes it; the loop then resumes from the destination's last.
-          const publishes = events.map((event) => {
-            const msgId = eventMessageId(event.position);
-            const published = publisher.publish(subjectFor(event), toEnvelope(event), msgId, previousMsgId);
-            previousMsgId = msgId;
-            return published;
-          });
-          const failed = (await Promise.allSettled(publishes)).find((result) => result.status === 'rejected');
-          if (failed) throw failed.reason;
+          previousMsgId = await publishPipelined(events, previousMsgId);
         } else {
           // One at a time: without the predecessor check, a failed publish must not be overtaken.
-          for (const event of events) {
-            await publisher.publish(subjectFor(event), toEnvelope(event), eventMessageId(event.position));
-          }
+          for (const event of events) await publishOne(event, undefined);
         }
         await saveCheckpoint(store.db, 'subscription_checkpoints', name, reached);
       },

@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import { OutboxRelay, type StoredEvent } from '../src/index.js';
+import { openTestStore, type TestStore } from './support/test-database.js';
+import { openTestJetStream, type TestJetStream } from './support/test-jetstream.js';
+
+/** An event bigger than the NATS server's max_payload (1 MB by default) must not stall the relay. */
+describe('OutboxRelay with an event larger than NATS max_payload', () => {
+  let t: TestStore;
+  let js: TestJetStream;
+  let relay: OutboxRelay | undefined;
+
+  beforeEach(async () => {
+    t = await openTestStore('postgres');
+    js = await openTestJetStream();
+  });
+  afterEach(async () => {
+    await relay?.stop();
+    await js.dispose();
+    await t.dispose();
+  });
+
+  test('publishes a placeholder at its position and every later event after it', async () => {
+    const maxPayload = js.nc.info!.max_payload;
+    const stream = `execution-${randomUUID()}`;
+    const metadata = { organizationId: 'org-1', processId: 'proc-1' };
+    await t.store.append(stream, [
+      { type: 'NodeCompleted', data: { i: 0 }, metadata },
+      { type: 'NodeCompleted', data: { blob: 'x'.repeat(maxPayload + 1) }, metadata },
+    ]);
+    await t.store.append(stream, [
+      { type: 'NodeCompleted', data: { i: 2 }, metadata },
+      { type: 'NodeCompleted', data: { i: 3 }, metadata },
+    ]);
+    const placeholders: { event: StoredEvent; reason: string }[] = [];
+    relay = new OutboxRelay(t.store, await js.publisher(), {
+      name: `relay-${randomUUID()}`,
+      subjectFor: (event) => js.subjectFor(event),
+      pollMs: 20,
+      onPlaceholder: (event, reason) => placeholders.push({ event, reason }),
+    });
+    relay.start();
+    await relay.waitForPosition(await t.store.headPosition());
+
+    const committed = await t.store.readAll();
+    const messages = await js.messages();
+    expect(messages.map((m) => m.position)).toEqual(committed.map((e) => e.position));
+    expect(messages.map((m) => m.envelope.data)).toEqual([{ i: 0 }, null, { i: 2 }, { i: 3 }]);
+    const gap = messages[1]!.envelope;
+    expect(gap).toMatchObject({
+      eventId: committed[1]!.eventId,
+      type: 'NodeCompleted',
+      position: committed[1]!.position,
+      truncated: true,
+      reason: expect.stringContaining('max_payload'),
+    });
+    expect(messages[1]!.subject).toBe(js.subjectFor(committed[1]!));
+    expect(placeholders.map((p) => p.event.position)).toEqual([committed[1]!.position]);
+  });
+});
