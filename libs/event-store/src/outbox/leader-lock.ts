@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Database } from '../adapters/postgres/open-database.js';
 
 /** Leadership among relay instances: only the holder publishes. */
@@ -15,7 +14,8 @@ const HEARTBEAT_MS = 1_000;
 /**
  * PostgreSQL: a session advisory lock held on one pinned pool connection; the server drops it
  * when the process or its connection dies, so a standby takes over. A heartbeat on the pinned
- * connection notices a dead connection, so the old leader stops publishing.
+ * connection notices a dead or hung connection (each statement has the session timeout), closes
+ * it, and so the old leader stops publishing.
  */
 export class SessionAdvisoryLock implements LeaderLock {
   private releaseHeld: (() => void) | undefined;
@@ -24,6 +24,7 @@ export class SessionAdvisoryLock implements LeaderLock {
   constructor(
     private readonly database: Database,
     private readonly keys: readonly [number, number],
+    private readonly heartbeatMs = HEARTBEAT_MS,
   ) {}
 
   isHeld(): boolean {
@@ -32,41 +33,46 @@ export class SessionAdvisoryLock implements LeaderLock {
 
   async tryAcquire(): Promise<boolean> {
     if (this.releaseHeld) return true;
-    await this.held; // a lost holder's connection goes back to the pool first
-    return new Promise<boolean>((resolve, reject) => {
-      let releasedFlag = false;
-      let wake: () => void = () => undefined;
-      const released = new Promise<void>((resolveReleased) => {
-        wake = resolveReleased;
-      });
-      this.held = this.database.db
-        .connection()
-        .execute(async (conn) => {
-          const [key1, key2] = this.keys;
-          const { rows } = await sql<{
-            ok: boolean;
-          }>`SELECT pg_try_advisory_lock(${key1}, ${key2}) AS ok`.execute(conn);
-          if (!rows[0]?.ok) {
-            resolve(false);
-            return;
-          }
-          // Held only from here: an attempt that loses must never look like leadership.
-          this.releaseHeld = () => {
-            releasedFlag = true;
-            wake();
-          };
-          resolve(true);
-          while (!releasedFlag) {
-            await Promise.race([released, new Promise((tick) => setTimeout(tick, HEARTBEAT_MS))]);
-            if (!releasedFlag) await sql`SELECT 1`.execute(conn);
-          }
-          await sql`SELECT pg_advisory_unlock(${key1}, ${key2})`.execute(conn);
-        })
-        .catch((error: unknown) => {
-          this.releaseHeld = undefined;
-          reject(error instanceof Error ? error : new Error(String(error)));
-        });
+    await this.held; // a lost holder's connection goes back to the pool (or is closed) first
+    if (!this.database.pinSession) throw new Error('a session advisory lock needs PostgreSQL');
+    const session = await this.database.pinSession();
+    const [key1, key2] = this.keys;
+    let rows: Array<{ ok: boolean }>;
+    try {
+      rows = await session.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [key1, key2]);
+    } catch (error) {
+      session.release(true);
+      throw error;
+    }
+    if (!rows[0]?.ok) {
+      session.release();
+      return false;
+    }
+    // Held only from here: an attempt that loses must never look like leadership.
+    let releasedFlag = false;
+    let wake: () => void = () => undefined;
+    const released = new Promise<void>((resolveReleased) => {
+      wake = resolveReleased;
     });
+    this.releaseHeld = () => {
+      releasedFlag = true;
+      wake();
+    };
+    this.held = (async () => {
+      try {
+        while (!releasedFlag) {
+          await Promise.race([released, new Promise((tick) => setTimeout(tick, this.heartbeatMs))]);
+          if (!releasedFlag) await session.query('SELECT 1');
+        }
+        await session.query('SELECT pg_advisory_unlock($1, $2)', [key1, key2]);
+        session.release();
+      } catch {
+        // Dead or hung: closing the connection makes the server drop the lock, for a standby to take.
+        this.releaseHeld = undefined;
+        session.release(true);
+      }
+    })();
+    return true;
   }
 
   async release(): Promise<void> {

@@ -17,7 +17,18 @@ export interface Database {
    * has one process, where in-process wake-ups suffice). Resolves to an unlisten function.
    */
   listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  /** One pool connection held for a caller's session state (a leader lock); PostgreSQL only. */
+  pinSession?(): Promise<PinnedSession>;
+  /** How long a statement on a pinned session may take before the session is given up. */
+  readonly sessionTimeoutMs?: number;
   close(): Promise<void>;
+}
+
+/** A pooled connection kept out of the pool, for session-level state such as advisory locks. */
+export interface PinnedSession {
+  query<R>(text: string, values?: unknown[]): Promise<R[]>;
+  /** Back to the pool; `broken` closes it instead (a hung statement, a lost lock). */
+  release(broken?: boolean): void;
 }
 
 export interface OpenDatabaseOptions {
@@ -29,17 +40,52 @@ export interface OpenDatabaseOptions {
   schema?: string;
   /** PostgreSQL pool size; default 10. */
   poolSize?: number;
+  /** PostgreSQL limits (DEFAULT_DATABASE_TIMEOUTS when absent); 0 turns a server-side timeout off. */
+  timeouts?: Partial<DatabaseTimeouts>;
 }
+
+/**
+ * Without these, a statement waiting on another session's lock, a transaction left open, or a
+ * connection whose peer vanished without a FIN holds a pool connection (and the leader lock) forever.
+ */
+export interface DatabaseTimeouts {
+  /** Server-side statement_timeout of every pooled connection. */
+  statementMs: number;
+  /** Server-side lock_timeout: a statement waiting this long for a lock fails (SQLSTATE 55P03). */
+  lockMs: number;
+  /** Server-side idle_in_transaction_session_timeout. */
+  idleInTransactionMs: number;
+  /** Idle time before TCP keepalive probes start on a pooled connection. */
+  keepAliveMs: number;
+  /** Longest wait for a pinned session's statement (the leader-lock heartbeat); a hang closes the session. */
+  sessionMs: number;
+}
+
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
+  statementMs: 60_000,
+  lockMs: 15_000,
+  idleInTransactionMs: 60_000,
+  keepAliveMs: 10_000,
+  sessionMs: 5_000,
+};
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<Database> {
   const schema = options.schema ?? 'public';
   if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name "${schema}"`);
-  return options.url ? openPostgres(options.url, schema, options.poolSize ?? 10) : openPglite(options.dataDir, schema);
+  const timeouts = { ...DEFAULT_DATABASE_TIMEOUTS, ...options.timeouts };
+  return options.url
+    ? openPostgres(options.url, schema, options.poolSize ?? 10, timeouts)
+    : openPglite(options.dataDir, schema);
 }
 
-async function openPostgres(url: string, schema: string, poolSize: number): Promise<Database> {
+async function openPostgres(
+  url: string,
+  schema: string,
+  poolSize: number,
+  timeouts: DatabaseTimeouts,
+): Promise<Database> {
   if (schema !== 'public') {
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
@@ -50,7 +96,17 @@ async function openPostgres(url: string, schema: string, poolSize: number): Prom
     }
   }
   // The search_path is a connection option, so every pooled connection lands in the schema.
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, options: `-c search_path=${schema}` });
+  // The timeouts are startup parameters too (0 = off), so no statement runs without them.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    options: `-c search_path=${schema}`,
+    statement_timeout: timeouts.statementMs,
+    lock_timeout: timeouts.lockMs,
+    idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: timeouts.keepAliveMs,
+  });
   // A connection the server dropped (restart, pg_terminate_backend) fails the query that uses it;
   // without listeners, the pool's or a checked-out client's 'error' event would crash the process.
   pool.on('error', () => undefined);
@@ -76,10 +132,45 @@ async function openPostgres(url: string, schema: string, poolSize: number): Prom
         client.release();
       };
     },
+    sessionTimeoutMs: timeouts.sessionMs,
+    async pinSession() {
+      const client = await pool.connect();
+      return pinnedSession(client, timeouts.sessionMs);
+    },
     async close() {
       for (const client of listeners.splice(0)) client.release(true);
       await db.destroy();
     },
+  };
+}
+
+/** Statements race a timer: a hung connection (no answer, no FIN) fails the caller and is closed. */
+function pinnedSession(client: pg.PoolClient, timeoutMs: number): PinnedSession {
+  let released = false;
+  const release = (broken = false): void => {
+    if (released) return;
+    released = true;
+    // A polite end() would wait on a peer that no longer answers: drop the socket itself.
+    if (broken) (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+    client.release(broken);
+  };
+  return {
+    async query<R>(text: string, values?: unknown[]): Promise<R[]> {
+      let timer: NodeJS.Timeout | undefined;
+      const hung = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          release(true);
+          reject(new Error(`database session gave no answer within ${timeoutMs} ms`));
+        }, timeoutMs);
+      });
+      try {
+        const result = await Promise.race([client.query(text, values), hung]);
+        return result.rows as R[];
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    release,
   };
 }
 
