@@ -48,6 +48,11 @@ const collector = <T>(count: number) => {
   };
 };
 
+/** Waits (without a deadline: the test's own timeout catches a hang) until `condition` holds. */
+const until = async (condition: () => boolean): Promise<void> => {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+};
+
 const actor: Actor = { organizationId: 'org-1', userId: 'user-1', userName: 'Zoë Ünal', system: false };
 
 export function describeBusContract(name: string, harness: BusHarness): void {
@@ -192,19 +197,23 @@ export function describeBusContract(name: string, harness: BusHarness): void {
         const { subject, stream } = names();
         const spec = workQueue<{ n: number }>(newStream(stream), subject, [service], service);
         const [first, second, producer] = [await newBus(), await newBus(), await newBus()];
-        const handled = collector<{ n: number; by: string }>(20);
-        const consumeAs = (by: string) => async (message: WorkMessage<{ n: number }>) =>
-          handled.add({ n: message.payload.n, by });
+        const handled: Array<{ n: number; by: string }> = [];
+        const sentinelSeen = signal();
+        const consumeAs = (by: string) => async (message: WorkMessage<{ n: number }>) => {
+          handled.push({ n: message.payload.n, by });
+          if (message.payload.n === 20) sentinelSeen.resolve();
+        };
         await first.consume(spec, { durable: 'workers', concurrency: 2 }, consumeAs('first'));
         await second.consume(spec, { durable: 'workers', concurrency: 2 }, consumeAs('second'));
         for (let n = 0; n < 20; n += 1) await producer.enqueue(spec, { n }, { msgId: `${subject}-${n}` });
         await producer.enqueue(spec, { n: 0 }, { msgId: `${subject}-0` }); // duplicate: dropped
-        const items = await handled.done;
-        expect(items.map((item) => item.n).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, n) => n));
-        // Nothing is delivered twice, even after the duplicate enqueue.
+        // Queued after the duplicate, so a duplicate that was kept is handed out before it; closing waits for
+        // handlers in flight, so by then a late duplicate would have been handled.
+        await producer.enqueue(spec, { n: 20 }, { msgId: `${subject}-sentinel` });
+        await sentinelSeen.promise;
         await first.close();
         await second.close();
-        expect(handled.items).toHaveLength(20);
+        expect(handled.map((item) => item.n).sort((a, b) => a - b)).toEqual(Array.from({ length: 21 }, (_, n) => n));
       });
 
       it('redelivers a message whose handler threw', async () => {
@@ -220,26 +229,97 @@ export function describeBusContract(name: string, harness: BusHarness): void {
         expect(await deliveries.done).toEqual([1, 2]);
       });
 
-      it('gives up on a message after maxDeliver attempts and goes on with the next', async () => {
+      it('hands a message that failed its last delivery to the dead letter, acks it and goes on', async () => {
         const { subject, stream } = names();
         const spec = workQueue<{ poison: boolean }>(newStream(stream), subject, [service], service);
         const bus = await newBus();
         const poisonDeliveries: number[] = [];
         const healthyHandled = signal<number>();
-        const poisonGivenUp = signal();
-        await bus.consume(spec, { durable: 'limited', maxDeliver: 2, retryDelayMs: 10 }, async (message) => {
+        const deadLettered = signal<{ payload: unknown; deliveryCount: number; error: string }>();
+        const deadLetter = {
+          afterDeliveries: 2,
+          record: async (message: WorkMessage<{ poison: boolean }>, error: unknown) =>
+            deadLettered.resolve({
+              payload: message.payload,
+              deliveryCount: message.deliveryCount,
+              error: (error as Error).message,
+            }),
+        };
+        await bus.consume(spec, { durable: 'limited', deadLetter, retryDelayMs: 10 }, async (message) => {
           if (!message.payload.poison) return healthyHandled.resolve(message.deliveryCount);
           poisonDeliveries.push(message.deliveryCount);
-          if (message.deliveryCount === 2) poisonGivenUp.resolve();
           throw new Error('poison');
         });
         await bus.enqueue(spec, { poison: true });
-        await poisonGivenUp.promise;
+        expect(await deadLettered.promise).toEqual({ payload: { poison: true }, deliveryCount: 2, error: 'poison' });
         await bus.enqueue(spec, { poison: false });
         expect(await healthyHandled.promise).toBe(1);
         expect(poisonDeliveries).toEqual([1, 2]);
         const lastAttempt = logLines.find((line) => line.subject === subject && line.lastAttempt === true);
         expect(lastAttempt).toMatchObject({ deliveryCount: 2, msg: 'work message failed' });
+      });
+
+      it('keeps a message whose dead letter cannot be recorded and offers it again', async () => {
+        const { subject, stream } = names();
+        const spec = workQueue<{ job: string }>(newStream(stream), subject, [service], service);
+        const bus = await newBus();
+        const recordAttempts: number[] = [];
+        const recorded = signal<number>();
+        const deadLetter = {
+          afterDeliveries: 1,
+          record: async (message: WorkMessage<{ job: string }>) => {
+            recordAttempts.push(message.deliveryCount);
+            // The dead-letter store is down the first two times: the message must survive that.
+            if (recordAttempts.length < 3) throw new Error('dead-letter store down');
+            recorded.resolve(message.deliveryCount);
+          },
+        };
+        await bus.consume(spec, { durable: 'keeping', deadLetter, retryDelayMs: 10 }, async () => {
+          throw new Error('always fails');
+        });
+        await bus.enqueue(spec, { job: 'precious' });
+        expect(await recorded.promise).toBe(3);
+        expect(recordAttempts).toEqual([1, 2, 3]);
+      });
+
+      it('takes no message while its gate is closed and takes them again once a slot frees', async () => {
+        const { subject, stream } = names();
+        const spec = workQueue<{ job: number }>(newStream(stream), subject, [service], service);
+        const bus = await newBus();
+        let free = 0;
+        const waiting: Array<() => void> = [];
+        const gate = {
+          tryTake: () => {
+            if (free <= 0) return undefined;
+            free -= 1;
+            return () => undefined;
+          },
+          whenFree: () => new Promise<void>((resolve) => waiting.push(resolve)),
+        };
+        const open = (slots: number) => {
+          free += slots;
+          for (const wake of waiting.splice(0)) wake();
+        };
+        const handled = collector<number>(2);
+        const gateAsked = signal();
+        const asking = gate.tryTake;
+        gate.tryTake = () => {
+          gateAsked.resolve();
+          return asking();
+        };
+        await bus.consume(spec, { durable: 'gated', concurrency: 8, gate }, async (message) => {
+          handled.add(message.payload.job);
+        });
+        await bus.enqueue(spec, { job: 1 });
+        await bus.enqueue(spec, { job: 2 });
+        await gateAsked.promise;
+        // Closed gate: both stay queued, whatever the handler concurrency.
+        expect(handled.items).toEqual([]);
+        open(1);
+        await until(() => handled.items.length === 1);
+        expect(handled.items).toEqual([1]);
+        open(1);
+        expect((await handled.done).sort()).toEqual([1, 2]);
       });
 
       if (harness.crash) {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { migrate, type Migration } from '../src/index.js';
-import { DIALECTS, openTestStore, type TestStore } from './support/test-database.js';
+import { migrate, openDatabase, PostgresEventStore, type Migration } from '../src/index.js';
+import { DIALECTS, openTestStore, testDatabaseUrl, type TestStore } from './support/test-database.js';
 
 describe.each(DIALECTS)('migrate on %s', (dialect) => {
   let t: TestStore;
@@ -44,9 +44,28 @@ describe.each(DIALECTS)('migrate on %s', (dialect) => {
   });
 
   it('the event store migrations ran once and opening the store again is a no-op', async () => {
-    const { rows } = await sql<{ name: string }>`SELECT name FROM event_store_migrations ORDER BY name`.execute(
-      t.store.db,
-    );
-    expect(rows.map((r) => r.name)).toEqual(['0001-events', '0002-checkpoints']);
+    const migrations = () =>
+      sql<{
+        name: string;
+        applied_at: Date;
+      }>`SELECT name, applied_at FROM event_store_migrations ORDER BY name`.execute(t.store.db);
+    const before = (await migrations()).rows;
+    expect(before.map((r) => r.name)).toEqual(['0001-events', '0002-checkpoints']);
+    const streamId = `widget-${crypto.randomUUID()}`;
+    await t.store.append(streamId, [{ type: 'WidgetMade', data: { n: 1 } }]);
+
+    // Open the store again on the same tables: PostgreSQL through a new connection pool, PGlite on its one database.
+    const database =
+      dialect === 'postgres' ? await openDatabase({ url: testDatabaseUrl(), schema: t.database.schema }) : t.database;
+    const reopened = await PostgresEventStore.open(database);
+    try {
+      expect((await migrations()).rows).toEqual(before);
+      expect((await reopened.readStream(streamId)).map((e) => [e.type, e.data])).toEqual([['WidgetMade', { n: 1 }]]);
+    } finally {
+      if (database !== t.database) {
+        await reopened.close();
+        await database.close();
+      }
+    }
   });
 });

@@ -319,15 +319,32 @@ describe.each(modes)('executions through POST /processes/test (%s)', (mode) => {
   test('stats count runs per status with success rate, durations and failure breakdown', async () => {
     const g = new GraphBuilder()
       .node('In', 'inputNode', { triggerType: 'manual' })
-      .node('Check', 'scriptNode', { code: 'if (input.In.fail) throw new Error("bad input"); return 1;' })
+      .node('Check', 'scriptNode', {
+        // `spinMs` spreads the durations so an average and a 95th percentile differ from min and max.
+        code: 'const end = Date.now() + input.In.spinMs; while (Date.now() < end) {} if (input.In.fail) throw new Error("bad input"); return 1;',
+      })
       .edge('In', 'Check');
     const process = register(g.process({ organization_id: org }));
-    for (const fail of [false, false, false, true]) await test_(process.id, { fail });
+    const runs: ExecutionRecord[] = [];
+    for (const [fail, spinMs] of [
+      [false, 0],
+      [false, 40],
+      [false, 120],
+      [true, 10],
+    ] as const)
+      runs.push((await test_(process.id, { fail, spinMs })).body as ExecutionRecord);
     const reply = await harness.call(engineHttp.executionStats, { params: { processId: process.id } }, actor);
     const stats = reply.body as ExecutionStats;
     expect(stats).toMatchObject({ total_runs: 4, completed: 3, failed: 1, running: 0, success_rate: 0.75 });
-    expect(stats.average_duration_seconds).toBeGreaterThanOrEqual(0);
-    expect(stats.p95_duration_seconds).toBeGreaterThanOrEqual(stats.average_duration_seconds * 0);
+    // The figures are those of the runs' own recorded durations (PostgreSQL's avg and percentile_cont(0.95)).
+    const durations = runs.map((run) => run.duration_ms!).sort((a, b) => a - b);
+    const average = durations.reduce((sum, ms) => sum + ms, 0) / durations.length;
+    const rank = 0.95 * (durations.length - 1);
+    const low = durations[Math.floor(rank)]!;
+    const p95 = low + (rank - Math.floor(rank)) * (durations[Math.ceil(rank)]! - low);
+    expect(durations[3]! - durations[0]!).toBeGreaterThan(0);
+    expect(stats.average_duration_seconds).toBeCloseTo(Math.round(average) / 1000, 3);
+    expect(stats.p95_duration_seconds).toBeCloseTo(Math.round(p95) / 1000, 3);
     expect(stats.failure_breakdown.by_node).toEqual([{ node_id: g.id('Check'), node_name: 'Check', count: 1 }]);
     expect(stats.failure_breakdown.by_error).toEqual([
       { error_message: expect.stringContaining('bad input'), count: 1 },

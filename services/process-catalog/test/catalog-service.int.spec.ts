@@ -155,8 +155,27 @@ describe.each(setups)('catalog service over $bus bus on $db', ({ bus: busKind, d
   });
 
   test('a restarted service on the same store applies each event once', async () => {
+    const before = await send(catalogHttp.createProcess, { params: { org_id: org }, body: { name: 'Before restart' } });
+    const params = { id: before.body.id as string };
+    await send(catalogHttp.addNode, { params, body: { type: 'waitNode', config: { label: 'First', seconds: 1 } } });
+    const record = (await send(catalogHttp.getProcess, { params })).body as ProcessRecord;
+
     await service.stop();
     service = await startProcessCatalogService({ store, bus, config });
+    // Old events are not applied again: the record is what it was.
+    expect((await send(catalogHttp.getProcess, { params })).body).toEqual(record);
+    // A new event is applied once: one more node, one more revision (twice would add the node twice).
+    const added = await send(catalogHttp.addNode, {
+      params,
+      body: { type: 'waitNode', config: { label: 'Second', seconds: 1 } },
+    });
+    expect(added.status).toBe(201);
+    const after = (await send(catalogHttp.getProcess, { params })).body as ProcessRecord;
+    expect(after.nodes.map((node) => node.config.label)).toEqual([
+      ...record.nodes.map((node) => node.config.label),
+      'Second',
+    ]);
+    expect(after.revision).toBe(record.revision + 1);
     const created = await send(catalogHttp.createProcess, { params: { org_id: org }, body: { name: 'After restart' } });
     expect(created.status).toBe(201);
     const rows = await store.db.selectFrom('catalog_processes').selectAll().where('id', '=', created.body.id).execute();

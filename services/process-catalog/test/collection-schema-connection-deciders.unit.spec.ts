@@ -130,7 +130,8 @@ describe('connection decider and secret box', () => {
   const box = new SecretBox('a-long-enough-master-key');
 
   test('a connection event carries only the sealed secret', () => {
-    const sealedData = box.seal({ password: 'hunter2' });
+    const secret = { user: 'grace', password: 'hunter2' };
+    const sealedData = box.seal(secret);
     const events = decideConnection(
       {
         type: 'CreateConnection',
@@ -139,8 +140,24 @@ describe('connection decider and secret box', () => {
       },
       initialConnectionState(),
     );
-    expect(JSON.stringify(events)).not.toContain('hunter2');
-    expect(box.open(sealedData)).toEqual({ password: 'hunter2' });
+    // Exactly these fields: the ciphertext as the application sealed it, and nothing the decider adds beside it.
+    expect(events).toEqual([
+      {
+        type: 'ConnectionCreated',
+        data: {
+          connectionId: 'c',
+          organizationId: 'o',
+          connectionType: 'mysql',
+          name: 'DB',
+          sealedData,
+          createdBy: metadata.actorName,
+          createdById: metadata.actorId,
+          at,
+        },
+      },
+    ]);
+    expect(JSON.stringify(events)).not.toMatch(/grace|hunter2/);
+    expect(box.open((events[0] as { data: { sealedData: typeof sealedData } }).data.sealedData)).toEqual(secret);
   });
 
   test('unknown types are refused; another key cannot open a secret', () => {

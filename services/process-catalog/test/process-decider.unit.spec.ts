@@ -68,18 +68,18 @@ describe('process decider', () => {
         : node,
     );
     const base = { ...settings, processId, organizationId, nodes };
+    const edges = [
+      edge(ids.edgeTrue, ids.conditional, ids.scriptA, 'gold'),
+      edge(ids.edgeFalse, ids.conditional, ids.scriptB, 'default'),
+    ];
     given([])
-      .when({
-        type: 'CreateProcess',
-        data: {
-          ...base,
-          edges: [
-            edge(ids.edgeTrue, ids.conditional, ids.scriptA, 'gold'),
-            edge(ids.edgeFalse, ids.conditional, ids.scriptB, 'default'),
-          ],
+      .when({ type: 'CreateProcess', data: { ...base, edges } })
+      .then([
+        {
+          type: 'ProcessCreated',
+          data: { ...base, edges, createdBy: 'Ada', createdById: metadata.actorId, at },
         },
-      })
-      .thenEvents();
+      ]);
     given([])
       .when({
         type: 'CreateProcess',

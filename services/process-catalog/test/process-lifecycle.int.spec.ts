@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { ProcessRecord } from '@weft/contracts';
+import { ProblemError, type ProcessRecord } from '@weft/contracts';
 import { rebuildReadModels } from '@weft/event-store';
+import { catalogHttpHandlers } from '../src/adapters/http/catalog-http-handlers.js';
 import { catalogProjections } from '../src/application/catalog-application.js';
+import { ProcessCommands } from '../src/application/process-commands.js';
 import { actorOf, backends, openHarness, type CatalogHarness } from './fixtures/catalog-harness.js';
 
 /** The realistic process in the process form a client sends: local node keys, snake_case edges. */
@@ -237,19 +239,58 @@ describe.each(backends())('process catalog on %s', (backend) => {
   test('an edit racing another edit gets 409, never a lost update', async () => {
     const record = await create();
     const params = { id: record.id };
+    // The four edits are made to race for sure: each one's append waits until all four have loaded the process.
+    const racers = 4;
+    let arrived = 0;
+    let release!: () => void;
+    const allLoaded = new Promise<void>((resolve) => (release = resolve));
+    const racingStore = new Proxy(harness.store, {
+      get(target, property) {
+        if (property === 'append')
+          return async (...args: Parameters<typeof target.append>) => {
+            if (++arrived === racers) release();
+            await allLoaded;
+            return target.append(...args);
+          };
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const handlers = catalogHttpHandlers({
+      ...harness.app,
+      processes: new ProcessCommands(racingStore, harness.app.runtime),
+    });
     const replies = await Promise.all(
       ['A', 'B', 'C', 'D'].map((suffix) =>
-        harness.call('addNode', actor, {
-          params,
-          body: { type: 'waitNode', config: { label: `Pause ${suffix}`, seconds: 1 } },
-        }),
+        handlers
+          .addNode(
+            {
+              params,
+              query: {},
+              headers: {},
+              body: { type: 'waitNode', config: { label: `Pause ${suffix}`, seconds: 1 } },
+            },
+            { actor, traceId: 'race' },
+          )
+          .catch((error: unknown) => {
+            if (error instanceof ProblemError) return { status: error.status, body: error.problem };
+            throw error;
+          }),
       ),
     );
-    const statuses = replies.map((reply) => reply.status);
-    expect(statuses.every((status) => status === 201 || status === 409)).toBe(true);
+    expect(replies.map((reply) => reply.status).sort()).toEqual([201, 409, 409, 409]);
+    for (const reply of replies.filter((r) => r.status === 409)) {
+      expect(reply.body).toMatchObject({ status: 409, currentRevision: record.revision + 1 });
+    }
+    const winner = replies.find((reply) => reply.status === 201)!.body as { config: { label: string } };
     const after = (await harness.call('getProcess', actor, { params })).body as ProcessRecord;
-    expect(after.nodes).toHaveLength(5 + statuses.filter((status) => status === 201).length);
-    expect(after.revision).toBe(1 + statuses.filter((status) => status === 201).length);
+    expect(after.nodes.map((node) => node.config.label)).toEqual([
+      ...record.nodes.map((node) => node.config.label),
+      winner.config.label,
+    ]);
+    expect(after.revision).toBe(record.revision + 1);
+    const stream = await harness.store.readStream(`process-${record.id}`);
+    expect(stream.map((event) => event.type)).toEqual(['ProcessCreated', 'NodeAdded']);
   });
 
   test('lock freezes nodes, edges and settings but start and stop still work', async () => {
