@@ -14,7 +14,10 @@ if ! command -v docker-compose >/dev/null; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends docker-compose >&2
 fi
 
-# The file refuses to resolve without WEFT_SECRET_KEY (no default secret); any value will do here.
-WEFT_SECRET_KEY="${WEFT_SECRET_KEY:-validate-compose-placeholder}" \
-  docker-compose -f docker-compose.yml config -q
+# The file refuses to resolve without its secrets (every `${VAR:?...}`: no default secret); for
+# validation only, each one that is unset gets a placeholder.
+for name in $(grep -o '\${[A-Z0-9_]*:?' docker-compose.yml | sed 's/^..//; s/:?$//' | sort -u); do
+  [ -n "${!name:-}" ] || export "$name=validate-compose-placeholder"
+done
+docker-compose -f docker-compose.yml config -q
 echo "docker-compose.yml is valid"

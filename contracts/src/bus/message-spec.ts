@@ -33,6 +33,8 @@ export interface EventFamilySpec<Tokens extends unknown[], Payload> {
   readonly wildcard: string;
   readonly subject: (...tokens: Tokens) => string;
   readonly publishedBy: ServiceName;
+  /** Services that read the family from its stream (NATS permissions are generated from this). */
+  readonly subscribedBy?: readonly ServiceName[];
   readonly _payload?: Payload;
 }
 

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { InMemoryBus, NatsBus, type Bus } from '@weft/bus';
+import { InMemoryBus, NatsBus, natsInboxPrefix, type Bus } from '@weft/bus';
 import type { WeftConfig } from '@weft/config';
 import {
   JetStreamPublisher,
@@ -47,7 +47,15 @@ export async function openInfrastructure(baseConfig: WeftConfig, processName: st
   let nats: NatsBus | undefined;
   try {
     const store = await PostgresEventStore.open(database);
-    nats = config.natsUrl ? await NatsBus.connect({ servers: config.natsUrl, name: processName }) : undefined;
+    nats = config.natsUrl
+      ? await NatsBus.connect({
+          servers: config.natsUrl,
+          name: processName,
+          security: config.nats,
+          // The generated NATS permissions let each user read replies only under its own inbox prefix.
+          inboxPrefix: natsInboxPrefix(config.nats.user ?? processName),
+        })
+      : undefined;
     const bus: Bus = nats ?? new InMemoryBus();
     const publisher: EventPublisher = nats
       ? await JetStreamPublisher.create(nats.connection)

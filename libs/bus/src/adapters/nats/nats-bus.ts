@@ -12,6 +12,7 @@ import type {
   Subscription,
   WorkMessage,
 } from '../../bus.js';
+import { natsSecurityOptions, type NatsSecurity } from './nats-connect-options.js';
 import { jetStreamConsume, jetStreamPublish, jetStreamSubscribe } from './nats-jetstream.js';
 import { natsRequest, natsServe } from './nats-request-reply.js';
 import { NatsStreams } from './nats-streams.js';
@@ -35,6 +36,10 @@ export interface NatsBusOptions {
   /** Connection name shown by the server (service name and replica). */
   name?: string;
   logger?: Logger;
+  /** Credentials and TLS (WEFT_NATS_USER, WEFT_NATS_PASSWORD, WEFT_NATS_CREDS, WEFT_NATS_TLS_*). */
+  security?: NatsSecurity;
+  /** Where replies to this connection arrive; its NATS user may subscribe only there (natsInboxPrefix). */
+  inboxPrefix?: string;
   connection?: Partial<NodeConnectionOptions>;
 }
 
@@ -56,6 +61,8 @@ export class NatsBus implements Bus {
       servers: options.servers,
       name: options.name,
       maxReconnectAttempts: -1,
+      ...(options.inboxPrefix && { inboxPrefix: options.inboxPrefix }),
+      ...(await natsSecurityOptions(options.security)),
       ...options.connection,
     });
     const jsm = await jetstreamManager(connection);
