@@ -12,8 +12,6 @@ export interface WeftConfig {
   databaseUrl?: string;
   /** NATS URL; absent means the in-memory bus. */
   natsUrl?: string;
-  /** This service's NATS credentials and TLS (infra/README.md: one user per service). */
-  nats: NatsConnectionConfig;
   bootstrapApiKey?: string;
   secretKey?: string;
   /** Largest accepted HTTP body, in bytes. */
@@ -40,6 +38,8 @@ export interface WeftConfig {
     scriptMemoryBudgetMb: number;
   };
   outboundBlockPrivate: boolean;
+  /** Largest response body an integration node reads, in bytes. */
+  httpResponseMaxBytes: number;
   s3?: { endpoint?: string; region: string; bucket: string; accessKeyId?: string; secretAccessKey?: string };
   providers: {
     gmailApiUrl?: string;
@@ -47,15 +47,6 @@ export interface WeftConfig {
     googleTokenUrl?: string;
     microsoftTokenUrl?: string;
   };
-}
-
-export interface NatsConnectionConfig {
-  user?: string;
-  password?: string;
-  /** A .creds file (JWT and nkey seed), instead of user and password. */
-  credsFile?: string;
-  /** TLS to the server: verified against `caFile` (else the system CAs), with a client certificate when given. */
-  tls?: { caFile?: string; certFile?: string; keyFile?: string };
 }
 
 export class ConfigError extends Error {
@@ -85,24 +76,6 @@ const flag = (env: NodeJS.ProcessEnv, name: string): boolean => {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 };
 
-function natsConnection(env: NodeJS.ProcessEnv): NatsConnectionConfig {
-  const user = optional(env, 'WEFT_NATS_USER');
-  const password = optional(env, 'WEFT_NATS_PASSWORD');
-  const credsFile = optional(env, 'WEFT_NATS_CREDS');
-  if (Boolean(user) !== Boolean(password)) {
-    throw new ConfigError('WEFT_NATS_USER and WEFT_NATS_PASSWORD go together');
-  }
-  if (user && credsFile) throw new ConfigError('set WEFT_NATS_USER/WEFT_NATS_PASSWORD or WEFT_NATS_CREDS, not both');
-  const caFile = optional(env, 'WEFT_NATS_TLS_CA');
-  const certFile = optional(env, 'WEFT_NATS_TLS_CERT');
-  const keyFile = optional(env, 'WEFT_NATS_TLS_KEY');
-  if (Boolean(certFile) !== Boolean(keyFile)) {
-    throw new ConfigError('WEFT_NATS_TLS_CERT and WEFT_NATS_TLS_KEY go together');
-  }
-  const tls = flag(env, 'WEFT_NATS_TLS') || Boolean(caFile ?? certFile) ? { caFile, certFile, keyFile } : undefined;
-  return { user, password, credsFile, tls };
-}
-
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
   const bucket = optional(env, 'WEFT_S3_BUCKET');
   return {
@@ -111,7 +84,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     dataDir: resolve(optional(env, 'WEFT_DATA_DIR') ?? './.weft'),
     databaseUrl: optional(env, 'WEFT_DATABASE_URL'),
     natsUrl: optional(env, 'WEFT_NATS_URL'),
-    nats: natsConnection(env),
     bootstrapApiKey: optional(env, 'WEFT_BOOTSTRAP_API_KEY'),
     secretKey: optional(env, 'WEFT_SECRET_KEY'),
     bodyLimitBytes: integer(env, 'WEFT_BODY_LIMIT_BYTES', 5 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
@@ -130,6 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
       scriptMemoryBudgetMb: integer(env, 'WEFT_SCRIPT_MEMORY_BUDGET_MB', 2048, 8, 1_048_576),
     },
     outboundBlockPrivate: flag(env, 'WEFT_OUTBOUND_BLOCK_PRIVATE'),
+    httpResponseMaxBytes: integer(env, 'WEFT_HTTP_RESPONSE_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     s3: bucket
       ? {
           endpoint: optional(env, 'WEFT_S3_ENDPOINT'),

@@ -69,7 +69,12 @@ export class EngineRuntime {
     // Without an explicit sink, files go to WEFT_S3_* storage, else to the data dir's blobs folder.
     const ownBlobs = options.blobs ? undefined : createBlobStorage(deps.config);
     const blobs = options.blobs ?? blobStorageSink(ownBlobs!);
-    const palette = createNodePalette({ blobs, blockPrivate: deps.config.outboundBlockPrivate });
+    const palette = createNodePalette({
+      blobs,
+      blockPrivate: deps.config.outboundBlockPrivate,
+      httpResponseMaxBytes: deps.config.httpResponseMaxBytes,
+      serviceDatabaseUrl: deps.config.databaseUrl,
+    });
     const leaseMs = options.leaseMs ?? 15_000;
     const leases = new PostgresExecutionLeases(
       deps.store.db,

@@ -1,4 +1,5 @@
 import type { DecryptedConnection } from '@weft/contracts';
+import { OutboundGuard } from '../src/adapters/http/outbound-guard.js';
 import { databaseNodeExecutor } from '../src/adapters/nodes/database-node.js';
 import { SqlConnections } from '../src/adapters/nodes/sql-connections.js';
 import { sqlNodeExecutor, toMysqlPlaceholders } from '../src/adapters/nodes/sql-node.js';
@@ -26,7 +27,7 @@ test('MySQL placeholders are rewritten outside quotes and params reordered', () 
 });
 
 describe.each(connectionsUnderTest)('sql and database nodes on $name', (connection) => {
-  const pools = new SqlConnections();
+  const pools = new SqlConnections(new OutboundGuard({ blockPrivate: false }));
   const executors = pureExecutors(sqlNodeExecutor(pools), databaseNodeExecutor(pools));
   const table = `engine_items_${crypto.randomUUID().replace(/-/g, '').slice(0, 12)}`;
   const pg = connection.type === 'postgres';

@@ -103,7 +103,7 @@ export async function runTableOperation(
 export const databaseNodeExecutor = (connections: SqlConnections): NodeExecutor<DatabaseNodeConfig> => ({
   type: 'databaseNode',
   async execute(config, _input, context) {
-    const database = connections.open(await context.connection(config.connectionId));
+    const database = await connections.open(await context.connection(config.connectionId));
     try {
       return { output: await runTableOperation(database, config) };
     } catch (error) {

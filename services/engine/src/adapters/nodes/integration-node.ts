@@ -1,11 +1,14 @@
 import type { DecryptedConnection, FileReference, IntegrationNodeConfig } from '@weft/contracts';
 import { NodeFailure, type NodeExecutor } from '../../domain/nodes/node-executor.js';
-import { guardedFetch, OutboundBlockedError } from '../http/outbound-guard.js';
+import type { Response } from 'undici';
+import { readCappedBody, ResponseTooLargeError } from '../http/capped-body.js';
+import { guardedFetch, OutboundBlockedError, type OutboundGuard } from '../http/outbound-guard.js';
 
 /**
  * HTTP request node on Node's fetch: method, URL, headers, query, JSON/form/text body, auth from
  * an `http` connection, a timeout per attempt, retries on 5xx and 429 with exponential backoff
- * (Retry-After honoured). Binary responses are stored as blobs and returned as file references.
+ * (Retry-After honoured). Bodies are read up to a byte cap. Binary responses are stored as blobs
+ * and returned as file references.
  */
 export interface BlobSink {
   put(name: string, bytes: Uint8Array, contentType: string): Promise<FileReference>;
@@ -13,13 +16,18 @@ export interface BlobSink {
 
 export interface IntegrationNodeOptions {
   blobs?: BlobSink;
+  /** The outbound guard to connect through; without one, the default guard for `blockPrivate`. */
+  guard?: OutboundGuard;
   /** WEFT_OUTBOUND_BLOCK_PRIVATE: refuse loopback, private and link-local targets. */
   blockPrivate?: boolean;
+  /** WEFT_HTTP_RESPONSE_MAX_BYTES: largest response body read. */
+  responseMaxBytes?: number;
   /** First backoff step; doubled per retry. */
   backoffMs?: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_RESPONSE_MAX_BYTES = 10 * 1024 * 1024;
 
 const asText = (value: unknown): string =>
   typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value);
@@ -66,6 +74,8 @@ function buildBody(config: IntegrationNodeConfig, headers: Record<string, string
   }
 }
 
+const utf8 = new TextDecoder();
+
 const retryable = (status: number): boolean => status === 429 || status >= 500;
 
 const delay = (ms: number, signal: AbortSignal): Promise<void> =>
@@ -105,11 +115,13 @@ export const integrationNodeExecutor = (options: IntegrationNodeOptions = {}): N
     }
     const headers: Record<string, string> = {};
     for (const [key, value] of Object.entries(config.headers ?? {})) headers[key.toLowerCase()] = asText(value);
-    if (config.connectionId) Object.assign(headers, authHeaders(await context.connection(config.connectionId)));
+    const credentials = config.connectionId ? authHeaders(await context.connection(config.connectionId)) : {};
+    Object.assign(headers, credentials);
     const body = buildBody(config, headers);
     const method = config.method ?? (body === undefined ? 'GET' : 'POST');
     const retries = config.retries ?? 2;
     const backoff = options.backoffMs ?? 200;
+    const maxBytes = options.responseMaxBytes ?? DEFAULT_RESPONSE_MAX_BYTES;
 
     for (let attempt = 0; ; attempt++) {
       let response: Response;
@@ -123,7 +135,8 @@ export const integrationNodeExecutor = (options: IntegrationNodeOptions = {}): N
             redirect: 'follow',
             signal: AbortSignal.any([context.signal, AbortSignal.timeout(config.timeoutMs ?? DEFAULT_TIMEOUT_MS)]),
           },
-          options.blockPrivate === true,
+          options.guard ?? options.blockPrivate === true,
+          { credentialHeaders: Object.keys(credentials) },
         );
       } catch (error) {
         if (context.signal.aborted) throw error;
@@ -144,7 +157,15 @@ export const integrationNodeExecutor = (options: IntegrationNodeOptions = {}): N
         continue;
       }
       const responseHeaders = Object.fromEntries(response.headers.entries());
-      const parsed = await readBody(response, url, options.blobs);
+      let parsed: unknown;
+      try {
+        parsed = await readBody(response, url, maxBytes, options.blobs);
+      } catch (error) {
+        if (error instanceof ResponseTooLargeError) {
+          throw new NodeFailure(`${method} ${url.origin}${url.pathname} failed: ${error.message}`);
+        }
+        throw error;
+      }
       if (response.status >= 400) {
         throw new NodeFailure(
           `${method} ${url.origin}${url.pathname} answered ${response.status}: ${asText(parsed).slice(0, 500)}`,
@@ -155,10 +176,11 @@ export const integrationNodeExecutor = (options: IntegrationNodeOptions = {}): N
   },
 });
 
-async function readBody(response: Response, url: URL, blobs: BlobSink | undefined): Promise<unknown> {
+async function readBody(response: Response, url: URL, maxBytes: number, blobs: BlobSink | undefined): Promise<unknown> {
   const type = response.headers.get('content-type') ?? '';
+  const bytes = await readCappedBody(response, maxBytes);
   if (type.includes('json')) {
-    const text = await response.text();
+    const text = utf8.decode(bytes);
     try {
       return text.length === 0 ? null : JSON.parse(text);
     } catch {
@@ -166,9 +188,8 @@ async function readBody(response: Response, url: URL, blobs: BlobSink | undefine
     }
   }
   if (type === '' || type.startsWith('text/') || type.includes('xml') || type.includes('x-www-form-urlencoded')) {
-    return response.text();
+    return utf8.decode(bytes);
   }
-  const bytes = new Uint8Array(await response.arrayBuffer());
   const name = decodeURIComponent(url.pathname.split('/').pop() || 'response');
   if (blobs) return { files: [await blobs.put(name, bytes, type)] };
   return {

@@ -5,6 +5,8 @@ import { createLoopNodeExecutor } from '../../domain/nodes/loop-node.js';
 import { outputNodeExecutor } from '../../domain/nodes/output-node.js';
 import { waitNodeExecutor } from '../../domain/nodes/wait-node.js';
 import { databaseNodeExecutor } from './database-node.js';
+import { OutboundGuard } from '../http/outbound-guard.js';
+import { ProtectedEndpoint, type Resolver } from '../http/protected-endpoint.js';
 import { integrationNodeExecutor, type BlobSink } from './integration-node.js';
 import { ScriptSandbox } from './script-sandbox.js';
 import { scriptNodeExecutor } from './script-node.js';
@@ -22,12 +24,23 @@ export function createNodePalette(
     blobs?: BlobSink;
     httpBackoffMs?: number;
     blockPrivate?: boolean;
+    /** WEFT_HTTP_RESPONSE_MAX_BYTES. */
+    httpResponseMaxBytes?: number;
+    /** WEFT_DATABASE_URL: the service's own database, which no node may connect to. */
+    serviceDatabaseUrl?: string;
+    /** DNS for the outbound guard (tests inject one). */
+    resolve?: Resolver;
     /** WEFT_LOOP_MAX_ITEMS and WEFT_SCRIPT_OUTPUT_MAX_BYTES; their defaults when absent. */
     limits?: { loopMaxItems?: number; scriptOutputMaxBytes?: number };
   } = {},
 ): NodePalette {
   const sandbox = new ScriptSandbox({ maxOutputChars: options.limits?.scriptOutputMaxBytes });
-  const connections = new SqlConnections();
+  const guard = new OutboundGuard({
+    blockPrivate: options.blockPrivate === true,
+    protectedEndpoints: options.serviceDatabaseUrl ? [ProtectedEndpoint.ofDatabaseUrl(options.serviceDatabaseUrl)] : [],
+    resolve: options.resolve,
+  });
+  const connections = new SqlConnections(guard);
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const executors: NodeExecutor<any>[] = [
     inputNodeExecutor,
@@ -39,7 +52,8 @@ export function createNodePalette(
     integrationNodeExecutor({
       blobs: options.blobs,
       backoffMs: options.httpBackoffMs,
-      blockPrivate: options.blockPrivate,
+      guard,
+      responseMaxBytes: options.httpResponseMaxBytes,
     }),
     sqlNodeExecutor(connections),
     databaseNodeExecutor(connections),
@@ -49,6 +63,7 @@ export function createNodePalette(
     async close() {
       sandbox.dispose();
       await connections.close();
+      await guard.close();
     },
   };
 }

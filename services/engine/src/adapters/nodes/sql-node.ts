@@ -46,7 +46,7 @@ export const sqlNodeExecutor = (connections: SqlConnections): NodeExecutor<SqlNo
   type: 'sqlNode',
   rawConfigKeys: ['query'],
   async execute(config, _input, context) {
-    const database = connections.open(await context.connection(config.connectionId));
+    const database = await connections.open(await context.connection(config.connectionId));
     const params = (config.params ?? []).map(bindable);
     const compiled =
       database.dialect === 'mysql'
