@@ -12,6 +12,8 @@ export interface WeftConfig {
   databaseUrl?: string;
   /** NATS URL; absent means the in-memory bus. */
   natsUrl?: string;
+  /** This service's NATS credentials and TLS (infra/README.md: one user per service). */
+  nats: NatsConnectionConfig;
   bootstrapApiKey?: string;
   secretKey?: string;
   /** Largest accepted HTTP body, in bytes. */
@@ -49,6 +51,15 @@ export interface WeftConfig {
   };
 }
 
+export interface NatsConnectionConfig {
+  user?: string;
+  password?: string;
+  /** A .creds file (JWT and nkey seed), instead of user and password. */
+  credsFile?: string;
+  /** TLS to the server: verified against `caFile` (else the system CAs), with a client certificate when given. */
+  tls?: { caFile?: string; certFile?: string; keyFile?: string };
+}
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -76,6 +87,24 @@ const flag = (env: NodeJS.ProcessEnv, name: string): boolean => {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 };
 
+function natsConnection(env: NodeJS.ProcessEnv): NatsConnectionConfig {
+  const user = optional(env, 'WEFT_NATS_USER');
+  const password = optional(env, 'WEFT_NATS_PASSWORD');
+  const credsFile = optional(env, 'WEFT_NATS_CREDS');
+  if (Boolean(user) !== Boolean(password)) {
+    throw new ConfigError('WEFT_NATS_USER and WEFT_NATS_PASSWORD go together');
+  }
+  if (user && credsFile) throw new ConfigError('set WEFT_NATS_USER/WEFT_NATS_PASSWORD or WEFT_NATS_CREDS, not both');
+  const caFile = optional(env, 'WEFT_NATS_TLS_CA');
+  const certFile = optional(env, 'WEFT_NATS_TLS_CERT');
+  const keyFile = optional(env, 'WEFT_NATS_TLS_KEY');
+  if (Boolean(certFile) !== Boolean(keyFile)) {
+    throw new ConfigError('WEFT_NATS_TLS_CERT and WEFT_NATS_TLS_KEY go together');
+  }
+  const tls = flag(env, 'WEFT_NATS_TLS') || Boolean(caFile ?? certFile) ? { caFile, certFile, keyFile } : undefined;
+  return { user, password, credsFile, tls };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
   const bucket = optional(env, 'WEFT_S3_BUCKET');
   return {
@@ -84,6 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     dataDir: resolve(optional(env, 'WEFT_DATA_DIR') ?? './.weft'),
     databaseUrl: optional(env, 'WEFT_DATABASE_URL'),
     natsUrl: optional(env, 'WEFT_NATS_URL'),
+    nats: natsConnection(env),
     bootstrapApiKey: optional(env, 'WEFT_BOOTSTRAP_API_KEY'),
     secretKey: optional(env, 'WEFT_SECRET_KEY'),
     bodyLimitBytes: integer(env, 'WEFT_BODY_LIMIT_BYTES', 5 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
