@@ -61,7 +61,7 @@ describe("the service's own database is never a tenant's target", () => {
     ['the unspecified address', { url: 'postgres://postgres@0.0.0.0:5432/weft_test' }],
     ['host and port fields', { host: '127.0.0.1', port: 5432, user: 'postgres', database: 'weft_test' }],
   ])('a postgres connection to %s is refused', async (_name, data) => {
-    const { outcome } = await runNode(palette, 'sqlNode', { query: 'select * from events limit 1' }, postgres(data));
+    const { outcome } = await runNode(palette, 'sqlNode', { query: 'select 1 as one' }, postgres(data));
     expect(outcome).toMatchObject({ status: 'failed', error: expect.stringContaining("the service's own database") });
   });
 
