@@ -42,6 +42,8 @@ export interface WeftConfig {
   outboundBlockPrivate: boolean;
   /** Largest response body an integration node reads, in bytes. */
   httpResponseMaxBytes: number;
+  /** Largest a node's config may grow with its templates resolved, in bytes of JSON; the node fails past it. */
+  nodeConfigMaxBytes: number;
   s3?: { endpoint?: string; region: string; bucket: string; accessKeyId?: string; secretAccessKey?: string };
   providers: {
     gmailApiUrl?: string;
@@ -133,6 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     },
     outboundBlockPrivate: flag(env, 'WEFT_OUTBOUND_BLOCK_PRIVATE'),
     httpResponseMaxBytes: integer(env, 'WEFT_HTTP_RESPONSE_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    nodeConfigMaxBytes: integer(env, 'WEFT_NODE_CONFIG_MAX_BYTES', 16 * 1024 * 1024, 1024, 512 * 1024 * 1024),
     s3: bucket
       ? {
           endpoint: optional(env, 'WEFT_S3_ENDPOINT'),

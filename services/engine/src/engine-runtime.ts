@@ -103,6 +103,7 @@ export class EngineRuntime {
       commit: deps.store instanceof PostgresEventStore ? postgresExecutionCommit(deps.store, leases) : undefined,
       leasesFollowEvents: ownCommit,
       maintenanceMs: options.maintenanceMs ?? Math.max(100, Math.floor(leaseMs / 3)),
+      maxNodeConfigBytes: deps.config.nodeConfigMaxBytes,
     });
     const api = new ExecutionApi({
       engine,

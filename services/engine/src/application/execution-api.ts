@@ -20,6 +20,7 @@ import { chooseTriggerNode } from '../domain/graph/trigger-node.js';
 import { executionStats, findExecution, listExecutions } from '../projections/execution-queries.js';
 import type { ProcessDirectory } from './engine-ports.js';
 import type { ExecutionEngine } from './execution-engine.js';
+import { assertStorableInput } from './storable-input.js';
 
 /**
  * The engine's request handlers, transport-free: the NestJS controllers hand them the HttpCall
@@ -83,6 +84,7 @@ export class ExecutionApi {
     collectViolations(errors, () => chooseTriggerNode(process, inputNodeId), '');
     // Refused here, not by the queue's consumer: the caller would otherwise wait for nothing.
     collectViolations(errors, () => this.deps.engine.graphOf(process), undefined);
+    collectViolations(errors, () => assertStorableInput(call.body), undefined);
     if (errors.length > 0) throw badRequest('invalid test request', errors);
     const request: ExecutionRequest = {
       executionId: randomUUID(),
@@ -113,6 +115,7 @@ export class ExecutionApi {
     if (process.organization_id !== rest.organizationId) throw notFound(`process ${rest.processId} not found`);
     chooseTriggerNode(process, rest.inputNodeId);
     this.deps.engine.graphOf(process);
+    assertStorableInput(rest.inputData);
     const executionId = rest.executionId || randomUUID();
     const record = await this.runAndWait(
       { ...rest, executionId },

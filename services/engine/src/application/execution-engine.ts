@@ -15,7 +15,9 @@ import { compileGraph, GraphError, snapshotOf, type ExecutionGraph } from '../do
 import { chooseTriggerNode } from '../domain/graph/trigger-node.js';
 import type { NodeExecutorRegistry } from '../domain/nodes/node-executor.js';
 import type { ErrorNotifier, ExecutionLeases, ExecutionStatusReader, ProcessDirectory } from './engine-ports.js';
-import { ExecutionEventWriter, type CommitBatch } from './execution-event-writer.js';
+import { AppendRefusedError, ExecutionEventWriter, type CommitBatch } from './execution-event-writer.js';
+import { commandsAfterRefusedAppend } from './refused-append.js';
+import { assertStorableInput } from './storable-input.js';
 import { ExecutionRun } from './execution-run.js';
 import { runGraph, type CompletedNode, type RunOutcome } from './graph-runner.js';
 
@@ -42,6 +44,8 @@ export interface ExecutionEngineDeps {
   leasesFollowEvents?: boolean;
   /** Lease renewal and orphan scan period; default 5 s. */
   maintenanceMs?: number;
+  /** Largest a node's config may grow when its templates are resolved; default 16 MiB. */
+  maxNodeConfigBytes?: number;
 }
 
 const TIMEOUT = Symbol('timeout');
@@ -118,6 +122,7 @@ export class ExecutionEngine {
     if (process.organization_id !== request.organizationId) throw notFound(`process ${request.processId} not found`);
     const triggerNodeId = chooseTriggerNode(process, request.inputNodeId);
     const graph = this.graphOf(process);
+    assertStorableInput(request.inputData);
     if (!this.deps.leasesFollowEvents && !(await this.deps.leases.claimNew(request.executionId))) return 'duplicate';
     const metadata: EventMetadata = {
       actorId: request.triggeredByUserId ?? undefined,
@@ -173,6 +178,24 @@ export class ExecutionEngine {
       'resuming execution',
     );
     this.launch(run, compileGraph(state.started.graphSnapshot));
+    return true;
+  }
+
+  /** Fails an execution whose events the database refused (from its stored events: the refused ones are lost). */
+  private async failRefused(executionId: string, graph: ExecutionGraph, refused: AppendRefusedError): Promise<boolean> {
+    const stored = await this.deps.store.readStream(executionStreamId(executionId));
+    const state = foldExecution(stored.map((event) => ({ type: event.type, data: event.data }) as ExecutionEvent));
+    if (!state.started || isFinished(state)) return false;
+    const run = this.newRun(executionId, state, stored.length, stored[0]?.metadata ?? {});
+    const commands = commandsAfterRefusedAppend(refused, graph, state, this.now());
+    for (const command of commands) run.execute(command);
+    await run.flushed();
+    this.deps.logger.warn(
+      { executionId, sqlState: refused.sqlState },
+      'execution failed: the database refused its events',
+    );
+    const failed = commands.at(-1)?.data as { errorMessage: string; failedNode: FailedNodeInfo | null };
+    this.notifyFailure(run, 'failed', failed.errorMessage, failed.failedNode);
     return true;
   }
 
@@ -359,6 +382,10 @@ export class ExecutionEngine {
       await run.flushed();
       ended = isFinished(run.state);
     } catch (error) {
+      if (error instanceof AppendRefusedError) {
+        ended = await this.failRefused(run.executionId, graph, error);
+        return;
+      }
       if (error instanceof WrongExpectedVersionError || error instanceof ProblemError) {
         // The stream moved elsewhere (a cancel, or another engine took over): nothing left to do here.
         this.deps.logger.info({ executionId: run.executionId, reason: error.message }, 'execution handed over');
@@ -398,6 +425,7 @@ export class ExecutionEngine {
       listener: run.listener(),
       now: this.now,
       connection: (connectionId) => this.deps.directory.getConnection(connectionId, started.organizationId),
+      maxConfigBytes: this.deps.maxNodeConfigBytes,
       // One span per node run, so a trace follows a request from the webhook through every node.
       around: (node, iteration, work) =>
         withSpan(

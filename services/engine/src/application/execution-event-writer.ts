@@ -5,12 +5,33 @@ import { WrongExpectedVersionError, type NewEvent, type StreamAppend } from '@we
  * the previous transaction commits and written together with one `appendMany` (one transaction,
  * inline projections included). A run awaits only the commits it needs (its start, its end),
  * not one commit per node. `commit` writes one batch in one transaction (the store's appendMany,
- * or the engine's own transaction that also updates its read models and leases). When a batch fails on one stream's expected version, the streams are
- * retried one by one so only the stream that changed elsewhere (a cancel) sees the conflict.
+ * or the engine's own transaction that also updates its read models and leases). When a batch
+ * fails for any reason, its streams are retried one by one, so only the stream at fault (one that
+ * changed elsewhere, or holds a value the database refuses) fails, and the others are not stalled.
  */
 interface PendingAppend extends StreamAppend {
   resolve: () => void;
   reject: (error: unknown) => void;
+}
+
+/**
+ * The database refused the data of this append (a value jsonb cannot hold, a constraint, a size
+ * limit), not the moment: writing it again would fail again, so its execution must end.
+ */
+export class AppendRefusedError extends Error {
+  override name = 'AppendRefusedError';
+  /** The refused events; not enumerable, so logging the error does not log the (user) data. */
+  declare readonly events: readonly NewEvent[];
+
+  constructor(
+    readonly streamId: string,
+    events: readonly NewEvent[],
+    readonly sqlState: string,
+    cause: unknown,
+  ) {
+    super(`the database refused the events of ${streamId} (SQLSTATE ${sqlState})`, { cause });
+    Object.defineProperty(this, 'events', { value: events, enumerable: false });
+  }
 }
 
 /** Writes appends to several streams in one transaction, all or nothing. */
@@ -74,29 +95,75 @@ export class ExecutionEventWriter {
 
   private async write(batch: PendingAppend[]): Promise<void> {
     try {
-      await this.commit(batch.map(({ streamId, events, expectedVersion }) => ({ streamId, events, expectedVersion })));
+      await this.commit(batch.map(toAppend));
       for (const item of batch) item.resolve();
+      return;
     } catch (error) {
-      if (!(error instanceof WrongExpectedVersionError) || batch.length === 1) {
-        for (const item of batch) item.reject(error);
+      if (batch.length === 1) return (batch[0] as PendingAppend).reject(refusedOr(batch[0] as PendingAppend, error));
+    }
+    // Any failure (a conflict, a value the database refuses, ...) may be one stream's: each stream
+    // is retried on its own, so only the stream at fault fails and the others commit.
+    const byStream = new Map<string, PendingAppend[]>();
+    for (const item of batch) {
+      const items = byStream.get(item.streamId);
+      if (items) items.push(item);
+      else byStream.set(item.streamId, [item]);
+    }
+    for (const items of byStream.values()) await this.writeStream(items);
+  }
+
+  /** One stream's appends; when they fail together, one by one, so the first at fault is the one named. */
+  private async writeStream(items: PendingAppend[]): Promise<void> {
+    try {
+      await this.commit(items.map(toAppend));
+      for (const item of items) item.resolve();
+      return;
+    } catch (error) {
+      if (items.length === 1 || error instanceof WrongExpectedVersionError) {
+        const failure = refusedOr(items[0] as PendingAppend, error);
+        for (const item of items) item.reject(failure);
         return;
       }
-      // Isolate the conflicting stream; a stream that failed takes its later appends down with it.
-      const failed = new Map<string, unknown>();
-      for (const item of batch) {
-        const earlier = failed.get(item.streamId);
-        if (earlier) {
-          item.reject(earlier);
-          continue;
-        }
-        try {
-          await this.commit([{ streamId: item.streamId, events: item.events, expectedVersion: item.expectedVersion }]);
-          item.resolve();
-        } catch (single) {
-          failed.set(item.streamId, single);
-          item.reject(single);
-        }
+    }
+    // A stream that failed takes its later appends down with it.
+    let failure: unknown = null;
+    for (const item of items) {
+      if (failure !== null) {
+        item.reject(failure);
+        continue;
+      }
+      try {
+        await this.commit([toAppend(item)]);
+        item.resolve();
+      } catch (single) {
+        failure = refusedOr(item, single);
+        item.reject(failure);
       }
     }
   }
+}
+
+const toAppend = ({ streamId, events, expectedVersion }: PendingAppend): StreamAppend => ({
+  streamId,
+  events,
+  expectedVersion,
+});
+
+/** SQLSTATE classes that blame the data written: data exception, integrity constraint, program limit. */
+const REFUSED_DATA_CLASSES = ['22', '23', '54'];
+
+const sqlStateOf = (error: unknown): string | undefined => {
+  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth++) {
+    const code = (at as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+  }
+  return undefined;
+};
+
+/** The error an append gets: an AppendRefusedError when the database refused its data, else the error as it is. */
+function refusedOr(item: PendingAppend, error: unknown): unknown {
+  const state = sqlStateOf(error);
+  if (error instanceof WrongExpectedVersionError || !state || !REFUSED_DATA_CLASSES.includes(state.slice(0, 2)))
+    return error;
+  return new AppendRefusedError(item.streamId, item.events, state, error);
 }

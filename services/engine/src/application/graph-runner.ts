@@ -2,7 +2,7 @@ import type { DecryptedConnection, FileReference, IterationPath } from '@weft/co
 import type { ExecutionGraph, GraphEdge, GraphNode } from '../domain/graph/execution-graph.js';
 import { LOOP_BODY_HANDLE } from '../domain/graph/execution-graph.js';
 import { mergeNodeInput } from '../domain/graph/node-input.js';
-import { toJsonValue } from '../domain/graph/json-value.js';
+import { storableText, toJsonValue } from '../domain/graph/json-value.js';
 import { resolveTemplates } from '../domain/graph/templates.js';
 import type { NodeExecutorRegistry, NodeResult, NodeRunContext } from '../domain/nodes/node-executor.js';
 
@@ -41,6 +41,8 @@ export interface RunGraphInput {
   listener: RunListener;
   now: () => Date;
   connection: (connectionId: string) => Promise<DecryptedConnection>;
+  /** Largest a node's config may grow when its templates are resolved (WEFT_NODE_CONFIG_MAX_BYTES). */
+  maxConfigBytes?: number;
   /** Wraps each node's work (tracing spans); default runs it as is. */
   around?: <T>(node: GraphNode, iteration: IterationPath, work: () => Promise<T>) => Promise<T>;
 }
@@ -65,7 +67,8 @@ class NodeRunFailed extends Error {
   }
 }
 
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+/** Stored as event data: a NUL or lone surrogate (quoted from user data) would make jsonb refuse it. */
+const messageOf = (error: unknown): string => storableText(error instanceof Error ? error.message : String(error));
 
 const collectFiles = (input: Record<string, unknown>): FileReference[] => {
   const files: FileReference[] = [];
@@ -195,7 +198,7 @@ export async function runGraph(input: RunGraphInput): Promise<RunOutcome> {
         try {
           if (!executor) throw new Error(`no executor for node type "${node.type}"`);
           if (node.configError) throw new Error(node.configError);
-          const config = resolveTemplates(node.config, nodeInput, executor.rawConfigKeys);
+          const config = resolveTemplates(node.config, nodeInput, executor.rawConfigKeys, input.maxConfigBytes);
           const context: NodeRunContext = {
             executionId: input.executionId,
             processId: input.processId,

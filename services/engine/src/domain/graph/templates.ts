@@ -77,26 +77,88 @@ const asText = (value: unknown): string =>
 /** Whether a string holds at least one template. */
 export const hasTemplate = (text: string): boolean => text.includes('{{');
 
-export function resolveString(text: string, input: unknown): unknown {
-  if (!hasTemplate(text)) return text;
-  const compiled = compileString(text);
-  if ('literal' in compiled) return compiled.literal;
-  if ('whole' in compiled) return readPath(input, compiled.whole);
-  return compiled.parts.map((part) => (typeof part === 'string' ? part : asText(readPath(input, part)))).join('');
+/**
+ * Counts what template resolution produces (as JSON text length, about bytes) and refuses past
+ * `maxBytes`: a short config can reference a large value thousands of times, which would
+ * otherwise exhaust the heap of the engine (and of every replica that resumes the execution).
+ */
+export class ExpansionBudget {
+  private used = 0;
+  private readonly sizes = new WeakMap<object, number>();
+
+  constructor(private readonly maxBytes: number) {}
+
+  add(bytes: number): void {
+    this.used += bytes;
+    if (this.used > this.maxBytes) {
+      throw new TemplateError(
+        `the node's config expands to more than ${this.maxBytes} bytes with its templates resolved (WEFT_NODE_CONFIG_MAX_BYTES)`,
+      );
+    }
+  }
+
+  /** A referenced value costs its JSON length (measured once per object: it may be referenced many times). */
+  addValue(value: unknown): void {
+    if (value === null || typeof value !== 'object') return this.add(typeof value === 'string' ? value.length : 8);
+    let size = this.sizes.get(value);
+    if (size === undefined) {
+      size = JSON.stringify(value)?.length ?? 0;
+      this.sizes.set(value, size);
+    }
+    this.add(size);
+  }
 }
 
-/** Resolves every template in a JSON value; `skipKeys` are top-level keys left as they are. */
-export function resolveTemplates<T>(value: T, input: unknown, skipKeys: readonly string[] = []): T {
+export function resolveString(text: string, input: unknown, budget?: ExpansionBudget): unknown {
+  if (!hasTemplate(text)) {
+    budget?.add(text.length);
+    return text;
+  }
+  const compiled = compileString(text);
+  if ('literal' in compiled) {
+    budget?.add(compiled.literal.length);
+    return compiled.literal;
+  }
+  if ('whole' in compiled) {
+    const value = readPath(input, compiled.whole);
+    budget?.addValue(value);
+    return value;
+  }
+  const parts: string[] = [];
+  for (const part of compiled.parts) {
+    const piece = typeof part === 'string' ? part : asText(readPath(input, part));
+    budget?.add(piece.length);
+    parts.push(piece);
+  }
+  return parts.join('');
+}
+
+/** Default cap of a node's resolved config (WEFT_NODE_CONFIG_MAX_BYTES). */
+export const DEFAULT_NODE_CONFIG_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Resolves every template in a JSON value; `skipKeys` are top-level keys left as they are. Throws
+ * a TemplateError when the result would be larger than `maxBytes`.
+ */
+export function resolveTemplates<T>(
+  value: T,
+  input: unknown,
+  skipKeys: readonly string[] = [],
+  maxBytes = DEFAULT_NODE_CONFIG_MAX_BYTES,
+): T {
+  const budget = new ExpansionBudget(maxBytes);
   const walk = (node: unknown, depth: number): unknown => {
-    if (typeof node === 'string') return resolveString(node, input);
+    if (typeof node === 'string') return resolveString(node, input, budget);
     if (Array.isArray(node)) return node.map((item) => walk(item, depth + 1));
     if (node !== null && typeof node === 'object') {
       const out: Record<string, unknown> = {};
       for (const [key, child] of Object.entries(node)) {
+        budget.add(key.length);
         out[key] = depth === 0 && skipKeys.includes(key) ? child : walk(child, depth + 1);
       }
       return out;
     }
+    budget.add(8);
     return node;
   };
   return walk(value, 0) as T;

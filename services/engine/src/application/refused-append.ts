@@ -1,0 +1,66 @@
+import type { FailedNodeInfo, IterationPath } from '@weft/contracts';
+import type { ExecutionCommand } from '../domain/execution/commands.js';
+import { runKey, type ExecutionState } from '../domain/execution/state.js';
+import type { ExecutionGraph } from '../domain/graph/execution-graph.js';
+import { describeUnstorable, storableText } from '../domain/graph/json-value.js';
+import type { AppendRefusedError } from './execution-event-writer.js';
+
+/**
+ * What ends an execution whose events the database refused: the node that produced them fails,
+ * then the execution, with messages that name the node and the cause but quote none of the
+ * refused data (so these events can be stored). Writing the refused events again would only be
+ * refused again, and resuming would re-run every node of the lost commits.
+ */
+const WHAT_BY_EVENT: Record<string, string> = {
+  NodeStarted: 'input',
+  NodeCompleted: 'output',
+  NodeFailed: 'error',
+  ExecutionStarted: 'input',
+  ExecutionCompleted: 'output',
+};
+
+interface RefusedNodeEvent {
+  nodeId?: string;
+  iteration?: IterationPath;
+  durationMs?: number;
+}
+
+/** Why the database refused `refused`, in one storable line. */
+export function refusalCause(refused: AppendRefusedError): string {
+  for (const event of refused.events) {
+    const cause = describeUnstorable(event.data, WHAT_BY_EVENT[event.type] ?? 'event');
+    if (cause) return cause;
+  }
+  const detail = refused.cause instanceof Error ? refused.cause.message : String(refused.cause);
+  return `the database refused to store the result (SQLSTATE ${refused.sqlState}: ${storableText(detail)})`;
+}
+
+/** The commands that record the refusal against `state` (the events stored before it). */
+export function commandsAfterRefusedAppend(
+  refused: AppendRefusedError,
+  graph: ExecutionGraph,
+  state: ExecutionState,
+  now: Date,
+): ExecutionCommand[] {
+  const cause = refusalCause(refused);
+  const at = refused.events.map((event) => event.data as RefusedNodeEvent).find((data) => data?.nodeId);
+  const node = at?.nodeId ? graph.nodes.get(at.nodeId) : undefined;
+  const commands: ExecutionCommand[] = [];
+  if (node && state.nodeRuns.get(runKey(node.id, at?.iteration))?.status === 'running') {
+    const iteration = at?.iteration?.length ? { iteration: at.iteration } : {};
+    commands.push({
+      type: 'FailNode',
+      data: { nodeId: node.id, error: cause, durationMs: at?.durationMs ?? 0, ...iteration },
+      metadata: { now },
+    });
+  }
+  const failedNode: FailedNodeInfo | null = node
+    ? { id: node.id, name: node.label, type: node.type, error: cause }
+    : null;
+  commands.push({
+    type: 'FailExecution',
+    data: { errorMessage: node ? `${node.label}: ${cause}` : cause, failedNode },
+    metadata: { now },
+  });
+  return commands;
+}
