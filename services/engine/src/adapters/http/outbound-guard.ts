@@ -42,14 +42,13 @@ export class OutboundGuard {
   async resolveTarget(hostname: string, port: number): Promise<ResolvedAddress[]> {
     const host = hostname.replace(/^\[|\]$/g, '');
     const family = isIP(host);
-    let addresses: ResolvedAddress[];
-    try {
-      addresses = family === 0 ? await this.resolve(host) : [{ address: host, family: family === 6 ? 6 : 4 }];
-    } catch (error) {
-      throw new OutboundBlockedError(`cannot resolve ${host}: ${(error as Error).message}`);
-    }
-    if (addresses.length === 0) throw new OutboundBlockedError(`cannot resolve ${host}`);
     const target = `${family === 6 ? `[${host}]` : host}:${port}`;
+    const named = this.policy.protectedEndpoints?.find((endpoint) => endpoint.isNamed(host, port));
+    if (named) throw new OutboundBlockedError(`connection to ${target} is blocked: ${named.label}`);
+    // A failed lookup is a network error like any other (callers may retry it), not a refusal.
+    const addresses =
+      family === 0 ? await this.resolve(host) : [{ address: host, family: family === 6 ? 6 : 4 } as const];
+    if (addresses.length === 0) throw new Error(`${host} has no address`);
     for (const { address } of addresses) {
       if (isMetadataAddress(address)) {
         throw new OutboundBlockedError(`connection to ${target} (${address}) is blocked: cloud metadata address`);
@@ -60,7 +59,7 @@ export class OutboundGuard {
     }
     const plain = addresses.map((entry) => entry.address);
     for (const endpoint of this.policy.protectedEndpoints ?? []) {
-      if (await endpoint.covers(host, port, plain, this.resolve)) {
+      if (await endpoint.covers(port, plain, this.resolve)) {
         throw new OutboundBlockedError(`connection to ${target} is blocked: ${endpoint.label}`);
       }
     }

@@ -50,13 +50,18 @@ export class ProtectedEndpoint {
     );
   }
 
-  /** Whether `hostname:port`, resolved to `addresses`, is this endpoint. */
-  async covers(hostname: string, port: number, addresses: string[], resolve: Resolver): Promise<boolean> {
+  /** Whether `hostname:port` names this endpoint as written, before any resolution. */
+  isNamed(hostname: string, port: number): boolean {
+    return port === this.port && hostname.replace(/^\[|\]$/g, '').toLowerCase() === this.hostname;
+  }
+
+  /** Whether `addresses` on `port` reach this endpoint. */
+  async covers(port: number, addresses: string[], resolve: Resolver): Promise<boolean> {
     if (port !== this.port) return false;
-    if (hostname.replace(/^\[|\]$/g, '').toLowerCase() === this.hostname) return true;
     let own: string[];
     try {
-      own = (await resolve(this.hostname)).map((entry) => canonicalAddress(entry.address));
+      const named = isIP(this.hostname) === 0 ? await resolve(this.hostname) : [{ address: this.hostname }];
+      own = named.map((entry) => canonicalAddress(entry.address));
     } catch {
       return true; // cannot tell where our own database is: refuse its port rather than guess
     }

@@ -97,7 +97,7 @@ export class SqlConnections {
       address = (await this.guard.resolveTarget(target.host, target.port))[0]!.address;
     } catch (error) {
       if (error instanceof OutboundBlockedError) throw new NodeFailure(error.message);
-      throw error;
+      throw new NodeFailure(`cannot resolve database host ${target.host}: ${(error as Error).message}`);
     }
     const fingerprint = createHash('sha256').update(JSON.stringify(connection.data)).digest('hex');
     const key = `${fingerprint}@${address}`;
