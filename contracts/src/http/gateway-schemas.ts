@@ -19,7 +19,8 @@ export const createApiKeyBody: JsonSchema = {
     name: text(200),
     userName: text(200),
     userId: uuid,
-    processIds: { type: 'array', items: uuid, maxItems: 1000, uniqueItems: true },
+    // An empty list would read as "no restriction": at least one id, or leave it out.
+    processIds: { type: 'array', items: uuid, minItems: 1, maxItems: 1000, uniqueItems: true },
     system: { type: 'boolean' },
   },
 };

@@ -41,6 +41,8 @@ export interface HttpRoute {
   processParam?: string;
   /** Creates processes (create, import, fork): keys restricted to process ids may not. */
   createsProcess?: boolean;
+  /** Manages organization-wide resources (API keys, connections): keys restricted to process ids get 403. */
+  unrestrictedOnly?: boolean;
   /** Success status for OpenAPI (default 200). */
   successStatus?: number;
 }

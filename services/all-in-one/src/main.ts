@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from '@weft/config';
 import { createLogger, initTelemetry } from '@weft/observability';
+import { bootstrapKeyNotice } from '@weft/gateway';
 import { startWeft } from './weft-runtime.js';
 
 const logger = createLogger('weft');
@@ -10,12 +11,9 @@ async function main(): Promise<void> {
   const weft = await startWeft(loadConfig());
   const mode = weft.config.natsUrl || weft.config.databaseUrl ? 'all services, NATS/PostgreSQL' : 'embedded';
   process.stdout.write(`\nWeft is running (${mode}) at ${weft.url}\n  OpenAPI: ${weft.url}/api/docs\n`);
-  if (weft.gateway.bootstrap.generatedKey) {
-    process.stdout.write(
-      `\n  A system API key was created. It is shown once here and kept in ${weft.gateway.bootstrap.keyFile ?? ''} (mode 0600):\n` +
-        `  ${weft.gateway.bootstrap.generatedKey}\n\n`,
-    );
-  }
+  // Only the embedded start shows a generated key; with shared NATS/PostgreSQL output is collected as logs.
+  const notice = bootstrapKeyNotice(weft.gateway.bootstrap, { showKey: mode === 'embedded' });
+  if (notice) process.stdout.write(notice);
   let stopping = false;
   const shutdown = (signal: string): void => {
     if (stopping) return;

@@ -31,4 +31,27 @@ describe('JSON request bodies', () => {
     expect(exceedsDepth({ a: { b: { c: 1 } } }, 2)).toBe(true);
     expect(exceedsDepth({ a: { b: { c: 1 } } }, 3)).toBe(false);
   });
+
+  test.each([
+    ['__proto__ at the top', '{"__proto__":{"isAdmin":true}}', '/__proto__'],
+    ['__proto__ deep inside', '{"a":[{"b":{"__proto__":{"x":1}}}]}', '/a/0/b/__proto__'],
+    ['__proto__ written with escapes', '{"\\u005f_proto__":{"x":1}}', '/__proto__'],
+    ['constructor.prototype', '{"config":{"constructor":{"prototype":{"x":1}}}}', '/config/constructor/prototype'],
+  ])('%s is a 400 naming where it is', (_name, text, path) => {
+    try {
+      parseJsonBody(text);
+      throw new Error('accepted');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ProblemError);
+      expect((error as ProblemError).problem).toMatchObject({ status: 400, errors: [{ path }] });
+    }
+  });
+
+  test('keys named like prototype keys but harmless parse', () => {
+    expect(parseJsonBody('{"constructor":{"name":"x"},"prototype":1,"proto":2}')).toEqual({
+      constructor: { name: 'x' },
+      prototype: 1,
+      proto: 2,
+    });
+  });
 });

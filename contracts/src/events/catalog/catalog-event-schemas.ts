@@ -41,7 +41,14 @@ const dataBlock: JsonSchema = {
 const sealedSecret: JsonSchema = {
   type: 'object',
   required: ['algorithm', 'iv', 'tag', 'ciphertext'],
-  properties: { algorithm: { const: 'aes-256-gcm' }, iv: str, tag: str, ciphertext: str },
+  // boundTo: the organization and connection ids are the GCM additional data (absent on older secrets).
+  properties: {
+    algorithm: { const: 'aes-256-gcm' },
+    boundTo: { const: 'organization:connection' },
+    iv: str,
+    tag: str,
+    ciphertext: str,
+  },
 };
 
 const v1 = (required: string[], properties: Record<string, unknown>) => ({

@@ -38,7 +38,7 @@ export class ApiKeyCommands {
     const apiKeyId = options.apiKeyId ?? randomUUID();
     const now = new Date().toISOString();
     const organizationExists = (await this.readModels.organization(organizationId)) !== undefined;
-    const processIds = body.processIds && body.processIds.length > 0 ? body.processIds : null;
+    const processIds = body.processIds ?? null;
     await runAggregateCommand(
       this.store,
       apiKeyStream(apiKeyId),

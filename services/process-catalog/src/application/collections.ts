@@ -1,6 +1,7 @@
-import { badRequest, notFound, ProblemError, type Page } from '@weft/contracts';
+import { badRequest, notFound, type Page } from '@weft/contracts';
 import type { Db, EventStore, NewEvent } from '@weft/event-store';
 import { WrongExpectedVersionError } from '@weft/event-store';
+import { sql } from 'kysely';
 import { conflict } from '@weft/contracts';
 import { decideCollection, type CollectionCommand } from '../domain/collection/decide.js';
 import {
@@ -48,7 +49,8 @@ const decider: Decider<CollectionCommand, CollectionEvent, CollectionState> = {
   eventTypes: COLLECTION_EVENT_TYPES,
 };
 
-const toRecord = (state: CollectionState, revision: number): CollectionRecord => ({
+/** `lastViewedAt` comes from catalog_collection_views; state.viewedAt only from views recorded as events before. */
+const toRecord = (state: CollectionState, revision: number, lastViewedAt: unknown): CollectionRecord => ({
   id: state.id,
   organizationId: state.organizationId,
   name: state.name,
@@ -57,7 +59,7 @@ const toRecord = (state: CollectionState, revision: number): CollectionRecord =>
   createdById: state.createdById,
   parentCollectionId: state.parentCollectionId,
   createdAt: state.createdAt,
-  viewedAt: state.viewedAt,
+  viewedAt: typeof lastViewedAt === 'string' ? lastViewedAt : state.viewedAt,
   updatedAt: state.updatedAt,
   revision,
 });
@@ -81,13 +83,21 @@ export class Collections {
     private readonly runtime: Runtime,
   ) {}
 
-  private async row(collectionId: string): Promise<{ state: CollectionState; revision: number } | undefined> {
-    const row = await this.db
-      .selectFrom('catalog_collections')
-      .select(['state', 'revision'])
-      .where('id', '=', collectionId)
-      .executeTakeFirst();
-    return row ? { state: parseJson(row.state) as CollectionState, revision: Number(row.revision) } : undefined;
+  /** Collections with the time they were last read, newer than any view recorded as an event. */
+  private withViews() {
+    return this.db
+      .selectFrom('catalog_collections as c')
+      .leftJoin('catalog_collection_views as v', 'v.collection_id', 'c.id')
+      .select(['c.state', 'c.revision', 'v.viewed_at']);
+  }
+
+  private async row(
+    collectionId: string,
+  ): Promise<{ state: CollectionState; revision: number; viewedAt: unknown } | undefined> {
+    const row = await this.withViews().where('c.id', '=', collectionId).executeTakeFirst();
+    return row
+      ? { state: parseJson(row.state) as CollectionState, revision: Number(row.revision), viewedAt: row.viewed_at }
+      : undefined;
   }
 
   private visible(state: CollectionState | undefined, kind: CollectionKind, caller: Caller): state is CollectionState {
@@ -213,7 +223,7 @@ export class Collections {
     const found = await this.row(collectionId);
     if (!this.visible(found?.state, kind, caller)) throw notFound('collection not found');
     await this.treeChanges.run(found.state.organizationId, async () => {
-      // A view or a member change may append to the collection meanwhile; decide again then.
+      // A member change may append to the collection meanwhile; decide again then.
       for (let attempt = 1; ; attempt += 1) {
         try {
           return await this.deleteAndReparent(kind, collectionId, caller);
@@ -265,28 +275,39 @@ export class Collections {
   async get(kind: CollectionKind, collectionId: string, caller: Caller): Promise<CollectionRecord> {
     const found = await this.row(collectionId);
     if (!this.visible(found?.state, kind, caller)) throw notFound('collection not found');
-    return toRecord(found.state, found.revision);
+    return toRecord(found.state, found.revision, found.viewedAt);
   }
 
-  /** One collection with its members; records the view (`viewedAt`). */
+  /**
+   * One collection with its members; sets `viewedAt` in the read model only, so a read appends
+   * nothing to the event log (docs/decisions/0004). A key restricted to process ids sees only
+   * its own processes among the members.
+   */
   async view(kind: CollectionKind, collectionId: string, caller: Caller): Promise<CollectionWithMembers> {
-    try {
-      await this.command(kind, collectionId, { type: 'ViewCollection', data: {} }, caller);
-    } catch (error) {
-      // viewedAt is a hint: a read never fails because other writes kept the stream busy.
-      if (!(error instanceof ProblemError) || error.status !== 409) throw error;
-    }
     const record = await this.get(kind, collectionId, caller);
+    const viewedAt = this.runtime.now();
+    // Only while the collection exists, so a view racing its deletion leaves no row behind.
+    await sql`
+      INSERT INTO catalog_collection_views (collection_id, viewed_at)
+      SELECT id, ${viewedAt} FROM catalog_collections WHERE id = ${collectionId}
+      ON CONFLICT (collection_id) DO UPDATE SET viewed_at = excluded.viewed_at`.execute(this.db);
     const source = memberSource(kind);
-    const members = await this.db
+    let members = this.db
       .selectFrom(`${source.members} as m`)
       .innerJoin(`${source.items} as i`, 'i.id', `m.${source.column}`)
       .select(['i.id', 'i.name'])
-      .where('m.collection_id', '=', collectionId)
-      .orderBy('i.name')
-      .orderBy('i.id')
-      .execute();
-    return { ...record, members: members.map((member) => ({ id: String(member.id), name: String(member.name) })) };
+      .where('m.collection_id', '=', collectionId);
+    const { processIds } = caller.actor;
+    if (kind === 'process' && processIds) {
+      if (processIds.length === 0) members = members.where(sql<boolean>`false`);
+      else members = members.where('i.id', 'in', processIds);
+    }
+    const rows = await members.orderBy('i.name').orderBy('i.id').execute();
+    return {
+      ...record,
+      viewedAt,
+      members: rows.map((member) => ({ id: String(member.id), name: String(member.name) })),
+    };
   }
 
   async list(
@@ -296,20 +317,22 @@ export class Collections {
     caller: Caller,
   ): Promise<Page<CollectionRecord>> {
     assertOrganizationAccess(organizationId, caller);
-    const base = this.db
+    const total = await this.db
       .selectFrom('catalog_collections')
       .where('organization_id', '=', organizationId)
-      .where('kind', '=', kind);
-    const total = await base.select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow();
-    const rows = await base
-      .select(['state', 'revision'])
-      .orderBy('name')
-      .orderBy('id')
+      .where('kind', '=', kind)
+      .select((eb) => eb.fn.countAll().as('total'))
+      .executeTakeFirstOrThrow();
+    const rows = await this.withViews()
+      .where('c.organization_id', '=', organizationId)
+      .where('c.kind', '=', kind)
+      .orderBy('c.name')
+      .orderBy('c.id')
       .limit(page.pageSize)
       .offset((page.page - 1) * page.pageSize)
       .execute();
     return {
-      items: rows.map((row) => toRecord(parseJson(row.state) as CollectionState, Number(row.revision))),
+      items: rows.map((row) => toRecord(parseJson(row.state) as CollectionState, Number(row.revision), row.viewed_at)),
       page: page.page,
       pageSize: page.pageSize,
       total: Number(total.total),
@@ -319,17 +342,15 @@ export class Collections {
   /** Every collection of the organization as a tree (roots first, children by name). */
   async tree(kind: CollectionKind, organizationId: string, caller: Caller): Promise<CollectionTreeNode[]> {
     assertOrganizationAccess(organizationId, caller);
-    const rows = await this.db
-      .selectFrom('catalog_collections')
-      .select(['state', 'revision'])
-      .where('organization_id', '=', organizationId)
-      .where('kind', '=', kind)
-      .orderBy('name')
-      .orderBy('id')
+    const rows = await this.withViews()
+      .where('c.organization_id', '=', organizationId)
+      .where('c.kind', '=', kind)
+      .orderBy('c.name')
+      .orderBy('c.id')
       .execute();
     const nodes = new Map<string, CollectionTreeNode>();
     for (const row of rows) {
-      const record = toRecord(parseJson(row.state) as CollectionState, Number(row.revision));
+      const record = toRecord(parseJson(row.state) as CollectionState, Number(row.revision), row.viewed_at);
       nodes.set(record.id, { ...record, children: [] });
     }
     // Follows parents to the top; a chain that loops (which the serialized moves should never

@@ -1,4 +1,4 @@
-import { notFound, type DecryptedConnection, type Page } from '@weft/contracts';
+import { conflict, notFound, type DecryptedConnection, type Page } from '@weft/contracts';
 import type { Db, EventStore } from '@weft/event-store';
 import { decideConnection, type ConnectionCommand } from '../domain/connection/decide.js';
 import {
@@ -10,7 +10,7 @@ import {
 import { evolveConnection, initialConnectionState, type ConnectionState } from '../domain/connection/state.js';
 import { parseJson } from '../projections/process-projection.js';
 import type { Caller, Runtime } from './caller.js';
-import { assertOrganizationAccess } from './process-access.js';
+import { assertOrganizationAccess, assertUnrestricted } from './process-access.js';
 import type { SecretBox } from './secret-box.js';
 import { runStreamCommand, type Decider } from './stream-commands.js';
 
@@ -48,6 +48,7 @@ export class Connections {
     input: { type: string; name: string; data: Record<string, unknown> },
     caller: Caller,
   ): Promise<ConnectionSummary> {
+    assertUnrestricted(caller);
     assertOrganizationAccess(organizationId, caller);
     const connectionId = this.runtime.newId();
     await runStreamCommand({
@@ -63,7 +64,7 @@ export class Connections {
           organizationId,
           connectionType: input.type,
           name: input.name,
-          sealedData: this.secrets.seal(input.data),
+          sealedData: this.secrets.seal(input.data, { organizationId, connectionId }),
         },
       },
       authorize: () => undefined,
@@ -73,6 +74,7 @@ export class Connections {
   }
 
   async delete(connectionId: string, caller: Caller): Promise<void> {
+    assertUnrestricted(caller);
     await runStreamCommand({
       store: this.store,
       runtime: this.runtime,
@@ -89,6 +91,7 @@ export class Connections {
   }
 
   async get(connectionId: string, caller: Caller): Promise<ConnectionSummary> {
+    assertUnrestricted(caller);
     const row = await this.db
       .selectFrom('catalog_connections')
       .selectAll()
@@ -103,6 +106,7 @@ export class Connections {
     page: { page: number; pageSize: number },
     caller: Caller,
   ): Promise<Page<ConnectionSummary>> {
+    assertUnrestricted(caller);
     assertOrganizationAccess(organizationId, caller);
     const base = this.db.selectFrom('catalog_connections').where('organization_id', '=', organizationId);
     const total = await base.select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow();
@@ -124,12 +128,19 @@ export class Connections {
       .where('id', '=', connectionId)
       .executeTakeFirst();
     if (!row || String(row.organization_id) !== organizationId) throw notFound('connection not found');
+    let data: Record<string, unknown>;
+    try {
+      data = this.secrets.open(parseJson(row.sealed_data) as SealedSecret, { organizationId, connectionId });
+    } catch {
+      // Sealed for another connection (copied) or under another master key: a clear refusal, no crypto detail.
+      throw conflict(`the stored secret of connection ${connectionId} was not sealed for it and cannot be opened`);
+    }
     return {
       id: String(row.id),
       organizationId: String(row.organization_id),
       type: String(row.type) as DecryptedConnection['type'],
       name: String(row.name),
-      data: this.secrets.open(parseJson(row.sealed_data) as SealedSecret),
+      data,
     };
   }
 }

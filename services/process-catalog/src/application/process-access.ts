@@ -21,3 +21,9 @@ export function assertProcessAccess(
 export function assertOrganizationAccess(organizationId: string, caller: Caller): void {
   if (!caller.actor.system && caller.actor.organizationId !== organizationId) throw notFound('organization not found');
 }
+
+/** Organization-wide resources (connections) are managed only by keys not restricted to process ids. */
+export function assertUnrestricted(caller: Caller): void {
+  if (caller.actor.processIds)
+    throw forbidden('this API key is restricted to some processes and cannot manage connections');
+}

@@ -7,6 +7,7 @@ import { foldProcess, type ProcessState } from '../domain/process/state.js';
 import { parseJson } from '../projections/process-projection.js';
 import { toProcessEvent } from '../projections/stored-process-event.js';
 import type { Caller, Runtime } from './caller.js';
+import { assertNoNewConnectionReferences } from './connection-references.js';
 import { assertOrganizationAccess, assertProcessAccess } from './process-access.js';
 
 type Without<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -64,6 +65,8 @@ export class ProcessCommands {
     const metadata = { now: this.runtime.now(), actorId: caller.actor.userId, actorName: caller.actor.userName };
     const events = decide({ ...command, metadata }, state);
     if (events.length === 0) return { revision: version, events, state };
+    const next = foldProcess(events, state);
+    assertNoNewConnectionReferences(state.nodes, next.nodes, caller);
     const organizationId = command.type === 'CreateProcess' ? command.data.organizationId : state.organizationId;
     const newEvents: NewEvent[] = events.map((event) => ({
       type: event.type,
@@ -81,7 +84,7 @@ export class ProcessCommands {
       const result = await this.store.append(processStreamId(processId), newEvents, {
         expectedVersion: version === 0 ? 'no_stream' : version,
       });
-      return { revision: result.nextExpectedVersion, events, state: foldProcess(events, state) };
+      return { revision: result.nextExpectedVersion, events, state: next };
     } catch (error) {
       if (error instanceof WrongExpectedVersionError) {
         throw conflict(`process ${processId} was changed concurrently; reload and retry`, {

@@ -99,4 +99,15 @@ export const catalogMigrations: Migration[] = [
       );
     },
   },
+  {
+    // When a collection was last read: written by reads, not by events (docs/decisions/0004).
+    name: '004_collection_views',
+    async up(db) {
+      await sql`
+        CREATE TABLE catalog_collection_views (
+          collection_id text PRIMARY KEY,
+          viewed_at text NOT NULL
+        )`.execute(db);
+    },
+  },
 ];

@@ -36,6 +36,7 @@ export const collectionProjection: Projection = {
       case 'CollectionDeleted':
         await db.deleteFrom('catalog_collections').where('id', '=', id).execute();
         await db.deleteFrom(members.table).where('collection_id', '=', id).execute();
+        await db.deleteFrom('catalog_collection_views').where('collection_id', '=', id).execute();
         return;
       case 'CollectionMemberAdded':
         await db
@@ -51,6 +52,7 @@ export const collectionProjection: Projection = {
           .where(members.column, '=', event.data.memberId)
           .execute();
         break;
+      // CollectionViewed: appended by views before decision 0004; still folded into state.viewedAt.
       case 'CollectionCreated':
       case 'CollectionChanged':
       case 'CollectionViewed':
@@ -75,6 +77,7 @@ export const collectionProjection: Projection = {
         .values({ id, ...values })
         .execute();
   },
+  // catalog_collection_views is not derived from events, so a rebuild keeps it.
   async reset(db: Trx): Promise<void> {
     await db.deleteFrom('catalog_collections').execute();
     await db.deleteFrom('catalog_process_collection_members').execute();

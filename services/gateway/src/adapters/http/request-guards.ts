@@ -43,6 +43,9 @@ export function authorize(route: RouteDeclaration, actor: Actor, params: Record<
       throw notFound(`organization ${organizationId ?? ''} not found`);
     }
   }
+  if (route.unrestrictedOnly && actor.processIds) {
+    throw forbidden('this API key is restricted to some processes and cannot manage API keys or connections');
+  }
   if (route.createsProcess && actor.processIds && !actor.system) {
     throw forbidden('this API key is restricted to some processes and cannot create new ones');
   }

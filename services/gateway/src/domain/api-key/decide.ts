@@ -1,4 +1,4 @@
-import { conflict, forbidden, notFound } from '@weft/contracts';
+import { badRequest, conflict, forbidden, notFound } from '@weft/contracts';
 import type { ApiKeyEvent } from './events.js';
 import type { ApiKeyState } from './state.js';
 
@@ -8,6 +8,8 @@ export interface KeyActor {
   userId: string;
   userName: string;
   system: boolean;
+  /** Set for keys restricted to some processes: they manage no keys. */
+  processIds?: string[];
 }
 
 export interface IssueApiKey {
@@ -35,6 +37,10 @@ export interface RevokeApiKey {
 
 export type ApiKeyCommand = IssueApiKey | RevokeApiKey;
 
+const refuseRestricted = (actor: KeyActor): void => {
+  if (actor.processIds) throw forbidden('a key restricted to some processes cannot manage API keys');
+};
+
 const canReach = (actor: KeyActor, organizationId: string | undefined): boolean =>
   actor.system || actor.organizationId === organizationId;
 
@@ -42,11 +48,18 @@ export function decideApiKey(command: ApiKeyCommand, state: ApiKeyState): ApiKey
   switch (command.type) {
     case 'IssueApiKey': {
       const { data, metadata } = command;
+      refuseRestricted(metadata.actor);
       // Another organization's resources do not exist for this key (DESIGN.md: 404, not 403).
       if (!data.organizationExists || !canReach(metadata.actor, data.organizationId)) {
         throw notFound(`organization ${data.organizationId} not found`);
       }
       if (data.system && !metadata.actor.system) throw forbidden('only a system key may issue system keys');
+      // An empty list must never mean "every process".
+      if (data.processIds?.length === 0) {
+        throw badRequest('processIds must name at least one process', [
+          { path: '/processIds', message: 'must NOT have fewer than 1 items' },
+        ]);
+      }
       if (state.status !== 'absent') throw conflict(`api key ${data.apiKeyId} already exists`);
       return [
         {
@@ -70,6 +83,7 @@ export function decideApiKey(command: ApiKeyCommand, state: ApiKeyState): ApiKey
     }
     case 'RevokeApiKey': {
       const { actor, now } = command.metadata;
+      refuseRestricted(actor);
       if (state.status !== 'active' || !canReach(actor, state.organizationId)) {
         throw notFound(`api key ${command.data.apiKeyId} not found`);
       }

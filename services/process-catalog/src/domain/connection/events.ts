@@ -11,6 +11,8 @@ export type ConnectionType = (typeof CONNECTION_TYPES)[number];
 /** Secret data encrypted by the application (AES-256-GCM); the domain never sees clear text. */
 export interface SealedSecret {
   algorithm: 'aes-256-gcm';
+  /** 'organization:connection' when `${organizationId}:${connectionId}` is the GCM additional data; absent on older secrets. */
+  boundTo?: 'organization:connection';
   iv: string;
   tag: string;
   ciphertext: string;
