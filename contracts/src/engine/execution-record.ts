@@ -50,6 +50,18 @@ export interface ExecutionRecord extends ExecutionSummary {
   output_data: unknown;
   node_states: NodeState[];
   graph_snapshot: GraphSnapshot;
+  /** Every POST of this execution's failure to the process's error webhook, oldest first. */
+  error_webhook_deliveries: ErrorWebhookDelivery[];
+}
+
+/** One attempt to deliver an execution's failure to its error webhook. */
+export interface ErrorWebhookDelivery {
+  attempt: number;
+  outcome: 'delivered' | 'retrying' | 'abandoned';
+  http_status: number | null;
+  error: string | null;
+  attempted_at: string;
+  next_attempt_at: string | null;
 }
 
 export interface ExecutionPage {

@@ -40,6 +40,8 @@ export interface WeftConfig {
     scriptMemoryBudgetMb: number;
   };
   outboundBlockPrivate: boolean;
+  /** Resumes, parked waits and error-webhook delivery of the engine (docs/engine.md, Durability). */
+  engineDurability: EngineDurabilityConfig;
   /** Largest response body an integration node reads, in bytes. */
   httpResponseMaxBytes: number;
   /** Largest a node's config may grow with its templates resolved, in bytes of JSON; the node fails past it. */
@@ -60,6 +62,39 @@ export interface NatsConnectionConfig {
   credsFile?: string;
   /** TLS to the server: verified against `caFile` (else the system CAs), with a client certificate when given. */
   tls?: { caFile?: string; certFile?: string; keyFile?: string };
+}
+
+export interface EngineDurabilityConfig {
+  /** Resumes without progress before an execution fails (WEFT_ENGINE_MAX_RESUMES). */
+  maxResumes: number;
+  /** Waits at least this long leave the engine's memory until due (WEFT_WAIT_PARK_AFTER_SECONDS). */
+  parkAfterSeconds: number;
+  /** Parked waits read per scan (WEFT_PARKED_WAKE_BATCH). */
+  wakeBatch: number;
+  /** Each error-webhook POST's timeout (WEFT_ERROR_WEBHOOK_TIMEOUT_MS). */
+  errorWebhookTimeoutMs: number;
+  /** Error-webhook attempts before giving up (WEFT_ERROR_WEBHOOK_MAX_ATTEMPTS). */
+  errorWebhookMaxAttempts: number;
+  /** Delay before the second attempt, doubled after each (WEFT_ERROR_WEBHOOK_BACKOFF_MS). */
+  errorWebhookBackoffMs: number;
+  /** Longest delay between attempts (WEFT_ERROR_WEBHOOK_MAX_BACKOFF_MS). */
+  errorWebhookMaxBackoffMs: number;
+  /** Most of a webhook's answer read (WEFT_ERROR_WEBHOOK_MAX_RESPONSE_BYTES). */
+  errorWebhookMaxResponseBytes: number;
+}
+
+function engineDurability(env: NodeJS.ProcessEnv): EngineDurabilityConfig {
+  const hour = 3_600_000;
+  return {
+    maxResumes: integer(env, 'WEFT_ENGINE_MAX_RESUMES', 3, 1, 1000),
+    parkAfterSeconds: integer(env, 'WEFT_WAIT_PARK_AFTER_SECONDS', 60, 1, 365 * 24 * 3600),
+    wakeBatch: integer(env, 'WEFT_PARKED_WAKE_BATCH', 500, 1, 100_000),
+    errorWebhookTimeoutMs: integer(env, 'WEFT_ERROR_WEBHOOK_TIMEOUT_MS', 10_000, 100, 300_000),
+    errorWebhookMaxAttempts: integer(env, 'WEFT_ERROR_WEBHOOK_MAX_ATTEMPTS', 15, 1, 1000),
+    errorWebhookBackoffMs: integer(env, 'WEFT_ERROR_WEBHOOK_BACKOFF_MS', 5000, 10, 24 * hour),
+    errorWebhookMaxBackoffMs: integer(env, 'WEFT_ERROR_WEBHOOK_MAX_BACKOFF_MS', hour, 10, 7 * 24 * hour),
+    errorWebhookMaxResponseBytes: integer(env, 'WEFT_ERROR_WEBHOOK_MAX_RESPONSE_BYTES', 64 * 1024, 0, 16 * 1024 * 1024),
+  };
 }
 
 export class ConfigError extends Error {
@@ -134,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
       scriptMemoryBudgetMb: integer(env, 'WEFT_SCRIPT_MEMORY_BUDGET_MB', 2048, 8, 1_048_576),
     },
     outboundBlockPrivate: flag(env, 'WEFT_OUTBOUND_BLOCK_PRIVATE'),
+    engineDurability: engineDurability(env),
     httpResponseMaxBytes: integer(env, 'WEFT_HTTP_RESPONSE_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     nodeConfigMaxBytes: integer(env, 'WEFT_NODE_CONFIG_MAX_BYTES', 16 * 1024 * 1024, 1024, 512 * 1024 * 1024),
     s3: bucket

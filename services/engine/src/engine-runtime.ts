@@ -5,7 +5,7 @@ import type { Bus, Subscription } from '@weft/bus';
 import type { WeftConfig } from '@weft/config';
 import { PostgresEventStore, type EventStore } from '@weft/event-store';
 import { createLogger, type Logger } from '@weft/observability';
-import { HttpErrorNotifier, type ErrorWebhookOptions } from './adapters/http/error-webhook-notifier.js';
+import { HttpErrorWebhookSender, type ErrorWebhookOptions } from './adapters/http/error-webhook-notifier.js';
 import { BusProcessDirectory } from './adapters/nats/catalog-directory.js';
 import { consumeExecutionRequests } from './adapters/nats/execution-request-consumer.js';
 import { createNodePalette, type NodePalette } from './adapters/nodes/node-palette.js';
@@ -14,9 +14,12 @@ import { blobStorageSink } from './adapters/nodes/blob-storage-sink.js';
 import type { BlobSink } from './adapters/nodes/integration-node.js';
 import { migrateEngineSchema } from './adapters/postgres/engine-schema.js';
 import { postgresExecutionCommit } from './adapters/postgres/execution-commit.js';
+import { PostgresErrorWebhookQueue } from './adapters/postgres/error-webhook-queue.js';
 import { PostgresExecutionLeases } from './adapters/postgres/execution-leases.js';
+import { PostgresParkedWaits } from './adapters/postgres/parked-waits.js';
 import type { ProcessDirectory } from './application/engine-ports.js';
 import { ExecutionApi } from './application/execution-api.js';
+import type { ErrorWebhookPolicy } from './application/error-webhook-deliveries.js';
 import { ExecutionEngine } from './application/execution-engine.js';
 import { finishedAmong } from './projections/execution-queries.js';
 import { executionsProjection } from './projections/executions-projection.js';
@@ -37,7 +40,10 @@ export interface EngineOptions {
   /** Lease renewal and orphan scan period; default leaseMs / 3. */
   maintenanceMs?: number;
   retryDelayMs?: (attempt: number) => number;
-  errorWebhook?: ErrorWebhookOptions;
+  /** Overrides WEFT_ERROR_WEBHOOK_* (tests). */
+  errorWebhook?: ErrorWebhookOptions & Partial<ErrorWebhookPolicy>;
+  /** The engine's clock; default the system clock (tests move it to wake parked waits). */
+  now?: () => Date;
   blobs?: BlobSink;
   /** The work queue and durable consumer; default engineQueues.executionRequests / 'engine-executions' (tests isolate themselves). */
   queue?: { spec: WorkQueueSpec<ExecutionRequest>; durable: string };
@@ -76,6 +82,7 @@ export class EngineRuntime {
       serviceDatabaseUrl: deps.config.databaseUrl,
     });
     const leaseMs = options.leaseMs ?? 15_000;
+    const durability = deps.config.engineDurability;
     const leases = new PostgresExecutionLeases(
       deps.store.db,
       `engine-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
@@ -93,11 +100,25 @@ export class EngineRuntime {
       executors: palette.executors,
       leases,
       statusReader: { finishedAmong: (ids) => finishedAmong(deps.store.db, ids) },
-      errorNotifier: new HttpErrorNotifier({
-        logger,
+      errorWebhookQueue: new PostgresErrorWebhookQueue(deps.store.db),
+      errorWebhookSender: new HttpErrorWebhookSender({
         blockPrivate: deps.config.outboundBlockPrivate,
-        ...options.errorWebhook,
+        timeoutMs: options.errorWebhook?.timeoutMs ?? durability.errorWebhookTimeoutMs,
+        maxResponseBytes: options.errorWebhook?.maxResponseBytes ?? durability.errorWebhookMaxResponseBytes,
       }),
+      errorWebhookPolicy: {
+        maxAttempts: durability.errorWebhookMaxAttempts,
+        backoffMs: durability.errorWebhookBackoffMs,
+        maxBackoffMs: durability.errorWebhookMaxBackoffMs,
+        // An attempt's claim outlives its timeout, so only a dead engine's claim lapses.
+        claimMs: 2 * (options.errorWebhook?.timeoutMs ?? durability.errorWebhookTimeoutMs) + 5000,
+        ...policyOverrides(options.errorWebhook),
+      },
+      parkedWaits: new PostgresParkedWaits(deps.store.db),
+      parkAfterMs: durability.parkAfterSeconds * 1000,
+      wakeBatch: durability.wakeBatch,
+      maxResumes: durability.maxResumes,
+      now: options.now,
       logger,
       retryDelayMs: options.retryDelayMs,
       commit: deps.store instanceof PostgresEventStore ? postgresExecutionCommit(deps.store, leases) : undefined,
@@ -131,4 +152,13 @@ export class EngineRuntime {
     await this.palette.close();
     await this.ownBlobs?.close();
   }
+}
+
+/** The retry policy fields of the test overrides (the others configure the sender). */
+function policyOverrides(options: EngineOptions['errorWebhook']): Partial<ErrorWebhookPolicy> {
+  if (!options) return {};
+  const { maxAttempts, backoffMs, maxBackoffMs, claimMs, batch } = options;
+  return Object.fromEntries(
+    Object.entries({ maxAttempts, backoffMs, maxBackoffMs, claimMs, batch }).filter(([, value]) => value !== undefined),
+  );
 }

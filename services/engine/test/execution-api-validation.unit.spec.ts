@@ -3,7 +3,7 @@ import type { MessageContext } from '@weft/bus';
 import type { Db, EventStore } from '@weft/event-store';
 import { ExecutionApi } from '../src/application/execution-api.js';
 import type { Logger } from '@weft/observability';
-import type { ErrorNotifier, ExecutionLeases } from '../src/application/engine-ports.js';
+import type { ErrorWebhookQueue, ErrorWebhookSender, ExecutionLeases } from '../src/application/engine-ports.js';
 import { ExecutionEngine } from '../src/application/execution-engine.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
 import { FixtureCatalog } from './support/fixture-catalog.js';
@@ -29,7 +29,8 @@ describe('execution API: a 400 lists every violation', () => {
     directory: catalog,
     executors: new Map(),
     leases: unused as ExecutionLeases,
-    errorNotifier: unused as ErrorNotifier,
+    errorWebhookQueue: unused as ErrorWebhookQueue,
+    errorWebhookSender: unused as ErrorWebhookSender,
     logger: unused as Logger,
   });
   const api = new ExecutionApi({

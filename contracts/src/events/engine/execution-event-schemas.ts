@@ -128,4 +128,27 @@ export const executionEventSchemas: Record<ExecutionEventType, { schemaVersion: 
       durationSeconds: { type: 'number', minimum: 0 },
     }),
   },
+  ExecutionResumed: {
+    schemaVersion: 1,
+    schema: event(['runningNodeIds', 'resumedAt'], { runningNodeIds: { type: 'array', items: str }, resumedAt: time }),
+  },
+  ExecutionParked: {
+    schemaVersion: 1,
+    schema: event(['parkedAt', 'dueAt'], { parkedAt: time, dueAt: time }),
+  },
+  ErrorWebhookDeliveryScheduled: {
+    schemaVersion: 1,
+    schema: event(['scheduledAt'], { scheduledAt: time }),
+  },
+  ErrorWebhookDeliveryAttempted: {
+    schemaVersion: 1,
+    schema: event(['attempt', 'outcome', 'attemptedAt'], {
+      attempt: { type: 'integer', minimum: 1 },
+      outcome: { enum: ['delivered', 'retrying', 'abandoned'] },
+      httpStatus: { type: ['integer', 'null'] },
+      error: nullableStr,
+      attemptedAt: time,
+      nextAttemptAt: { type: ['string', 'null'], format: 'date-time' },
+    }),
+  },
 };

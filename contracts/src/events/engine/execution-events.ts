@@ -111,6 +111,38 @@ export interface ExecutionCancelledData {
   durationSeconds: number;
 }
 
+/** An engine picked the execution up from its events (its previous engine died or stopped). */
+export interface ExecutionResumedData {
+  executionId: string;
+  /** Node ids (run keys inside loops) that had started and not finished when it was resumed. */
+  runningNodeIds: string[];
+  resumedAt: string;
+}
+
+/** Every running node is a long wait: the execution is unloaded until `dueAt`, then resumed. */
+export interface ExecutionParkedData {
+  executionId: string;
+  parkedAt: string;
+  dueAt: string;
+}
+
+/** The failure is to be POSTed to the process's error webhook (recorded with the terminal event). */
+export interface ErrorWebhookDeliveryScheduledData {
+  executionId: string;
+  scheduledAt: string;
+}
+
+/** One POST to the error webhook: delivered, retried at `nextAttemptAt`, or abandoned. */
+export interface ErrorWebhookDeliveryAttemptedData {
+  executionId: string;
+  attempt: number;
+  outcome: 'delivered' | 'retrying' | 'abandoned';
+  httpStatus: number | null;
+  error: string | null;
+  attemptedAt: string;
+  nextAttemptAt: string | null;
+}
+
 export type ExecutionEvent =
   | { type: 'ExecutionStarted'; data: ExecutionStartedData }
   | { type: 'NodeStarted'; data: NodeStartedData }
@@ -121,7 +153,11 @@ export type ExecutionEvent =
   | { type: 'ExecutionCompleted'; data: ExecutionCompletedData }
   | { type: 'ExecutionFailed'; data: ExecutionFailedData }
   | { type: 'ExecutionTimedOut'; data: ExecutionTimedOutData }
-  | { type: 'ExecutionCancelled'; data: ExecutionCancelledData };
+  | { type: 'ExecutionCancelled'; data: ExecutionCancelledData }
+  | { type: 'ExecutionResumed'; data: ExecutionResumedData }
+  | { type: 'ExecutionParked'; data: ExecutionParkedData }
+  | { type: 'ErrorWebhookDeliveryScheduled'; data: ErrorWebhookDeliveryScheduledData }
+  | { type: 'ErrorWebhookDeliveryAttempted'; data: ErrorWebhookDeliveryAttemptedData };
 
 export type ExecutionEventType = ExecutionEvent['type'];
 
@@ -136,6 +172,10 @@ export const EXECUTION_EVENT_TYPES: readonly ExecutionEventType[] = [
   'ExecutionFailed',
   'ExecutionTimedOut',
   'ExecutionCancelled',
+  'ExecutionResumed',
+  'ExecutionParked',
+  'ErrorWebhookDeliveryScheduled',
+  'ErrorWebhookDeliveryAttempted',
 ];
 
 /** Events after which the execution no longer runs. */

@@ -14,8 +14,8 @@ export interface ExecutionLeases {
   claimNew(executionId: string): Promise<boolean>;
   /** Takes over a lapsed (or missing) lease; false when its holder is alive. */
   claimLapsed(executionId: string): Promise<boolean>;
-  /** Renews every lease this engine holds. */
-  renewAll(): Promise<void>;
+  /** Renews the leases of these executions (those running here); returns those still held. */
+  renew(executionIds: readonly string[]): Promise<string[]>;
   release(executionId: string): Promise<void>;
   /** Running executions whose lease lapsed or never existed: their engine died. */
   orphans(limit: number): Promise<string[]>;
@@ -27,9 +27,38 @@ export interface ExecutionStatusReader {
   finishedAmong(executionIds: readonly string[]): Promise<string[]>;
 }
 
-/** POSTs failure reports to processes' error webhooks without blocking executions. */
-export interface ErrorNotifier {
-  notify(url: string, payload: ErrorWebhookPayload): void;
-  /** Resolves when notifications in flight are done (shutdown, tests). */
-  idle(): Promise<void>;
+/** A parked execution and when it is due. */
+export interface DueWait {
+  executionId: string;
+  dueAt: Date;
+}
+
+/** Executions unloaded during a long wait (rows written by the commit that parks them). */
+export interface ParkedWaits {
+  /** Those due at or before `before`, soonest first. */
+  dueBefore(before: Date, limit: number): Promise<DueWait[]>;
+  /** Whether the execution is still parked and due at `now`. */
+  isDue(executionId: string, now: Date): Promise<boolean>;
+}
+
+/** Error-webhook deliveries still to make (rows written by the commits of the failure and each attempt). */
+export interface ErrorWebhookQueue {
+  /** Claims up to `limit` deliveries due at `now` for `claimMs`; returns their execution ids. */
+  claimDue(now: Date, limit: number, claimMs: number): Promise<string[]>;
+  /** Forgets a delivery that has nothing to deliver. */
+  drop(executionId: string): Promise<void>;
+}
+
+/** What one POST to an error webhook gave. */
+export interface ErrorWebhookResult {
+  delivered: boolean;
+  /** Worth another attempt (network error, timeout, 5xx, 408, 429). */
+  retry: boolean;
+  httpStatus: number | null;
+  error: string | null;
+}
+
+/** POSTs one failure report to an error webhook. */
+export interface ErrorWebhookSender {
+  send(url: string, payload: ErrorWebhookPayload, deliveryAttempt: number): Promise<ErrorWebhookResult>;
 }

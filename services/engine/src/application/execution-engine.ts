@@ -14,17 +14,29 @@ import { foldExecution, initialExecutionState, isFinished, type ExecutionState }
 import { compileGraph, GraphError, snapshotOf, type ExecutionGraph } from '../domain/graph/execution-graph.js';
 import { chooseTriggerNode } from '../domain/graph/trigger-node.js';
 import type { NodeExecutorRegistry } from '../domain/nodes/node-executor.js';
-import type { ErrorNotifier, ExecutionLeases, ExecutionStatusReader, ProcessDirectory } from './engine-ports.js';
+import type {
+  ErrorWebhookQueue,
+  ErrorWebhookSender,
+  ExecutionLeases,
+  ExecutionStatusReader,
+  ParkedWaits,
+  ProcessDirectory,
+} from './engine-ports.js';
+import { ErrorWebhookDeliveries, type ErrorWebhookPolicy } from './error-webhook-deliveries.js';
+import { ExecutionEventWriter, type CommitBatch } from './execution-event-writer.js';
 import { AppendRefusedError, ExecutionEventWriter, type CommitBatch } from './execution-event-writer.js';
 import { commandsAfterRefusedAppend } from './refused-append.js';
 import { assertStorableInput } from './storable-input.js';
 import { ExecutionRun } from './execution-run.js';
 import { runGraph, type CompletedNode, type RunOutcome } from './graph-runner.js';
+import { armTimer, sleepUntil } from './long-timer.js';
+import { WaitParking } from './wait-parking.js';
 
 /**
  * Runs executions: starts them from requests, drives each through the graph runner, records
  * every step as events (group commit), applies timeouts, cancellation and retries, resumes
- * executions whose engine died (lapsed lease), and reports failures to error webhooks.
+ * executions whose engine died (lapsed lease), parks long waits out of memory and wakes them
+ * when due, and reports failures to error webhooks (durably, through `ErrorWebhookDeliveries`).
  */
 export interface ExecutionEngineDeps {
   store: EventStore;
@@ -33,7 +45,17 @@ export interface ExecutionEngineDeps {
   leases: ExecutionLeases;
   /** Lets a run parked in a wait notice a cancel made through another engine. */
   statusReader?: ExecutionStatusReader;
-  errorNotifier: ErrorNotifier;
+  errorWebhookQueue: ErrorWebhookQueue;
+  errorWebhookSender: ErrorWebhookSender;
+  errorWebhookPolicy?: Partial<ErrorWebhookPolicy>;
+  /** Where parked waits are found; without it no run is parked. */
+  parkedWaits?: ParkedWaits;
+  /** Waits at least this long unload their run from memory; default 60 s. */
+  parkAfterMs?: number;
+  /** Parked waits read per scan; default 500. */
+  wakeBatch?: number;
+  /** Resumes without progress after which an execution fails instead of resuming again; default 3. */
+  maxResumes?: number;
   logger: Logger;
   now?: () => Date;
   /** Delay before retry `attempt` (2, 3 ...); default 1 s doubling, at most 60 s. */
@@ -52,6 +74,8 @@ const TIMEOUT = Symbol('timeout');
 const CANCELLED = Symbol('cancelled');
 const SHUTDOWN = Symbol('shutdown');
 const CONFLICT = Symbol('conflict');
+const LEASE_LOST = Symbol('lease lost');
+const PARKED = Symbol('parked');
 
 interface ActiveExecution {
   run: ExecutionRun;
@@ -61,24 +85,43 @@ interface ActiveExecution {
 
 const DEFAULT_TIMEOUT_SECONDS = 300;
 const GRAPH_CACHE_SIZE = 500;
+const DEFAULT_MAX_RESUMES = 3;
+const DEFAULT_PARK_AFTER_MS = 60_000;
+const DEFAULT_WAKE_BATCH = 500;
 
 export class ExecutionEngine {
   private readonly writer: ExecutionEventWriter;
   private readonly active = new Map<string, ActiveExecution>();
   private readonly finishWaiters = new Map<string, Set<() => void>>();
   private readonly graphs = new Map<string, ExecutionGraph>();
+  /** Timers of parked waits due within the next scans, by execution id. */
+  private readonly armed = new Map<string, () => void>();
   private readonly now: () => Date;
+  private readonly deliveries: ErrorWebhookDeliveries;
   private maintenance: NodeJS.Timeout | undefined;
   private stopping = false;
 
   constructor(private readonly deps: ExecutionEngineDeps) {
     this.writer = new ExecutionEventWriter(deps.commit ?? (async (batch) => void (await deps.store.appendMany(batch))));
     this.now = deps.now ?? (() => new Date());
+    this.deliveries = new ErrorWebhookDeliveries({
+      store: deps.store,
+      queue: deps.errorWebhookQueue,
+      sender: deps.errorWebhookSender,
+      append: (streamId, events, expectedVersion) => this.writer.append(streamId, events, expectedVersion),
+      now: this.now,
+      logger: deps.logger,
+      policy: deps.errorWebhookPolicy,
+    });
+  }
+
+  private get maintenancePeriod(): number {
+    return this.deps.maintenanceMs ?? 5000;
   }
 
   /** Starts renewing leases and resuming orphaned executions (call once the engine should take work). */
   startMaintenance(): void {
-    const period = this.deps.maintenanceMs ?? 5000;
+    const period = this.maintenancePeriod;
     const tick = (): void => {
       void this.maintain().catch((error: unknown) =>
         this.deps.logger.warn({ err: error }, 'engine maintenance failed'),
@@ -89,20 +132,86 @@ export class ExecutionEngine {
     tick();
   }
 
-  /** Renews this engine's leases and resumes executions whose engine stopped renewing. */
+  /**
+   * Renews the leases of the runs here (stopping those whose lease was lost), resumes executions
+   * whose engine stopped renewing, wakes parked waits that are due and arms timers for those due
+   * before the next scan, and starts due error-webhook deliveries in the background.
+   */
   async maintain(): Promise<string[]> {
     if (this.stopping) return [];
-    await this.deps.leases.renewAll();
+    await this.renewLeases();
     // A run that writes nothing for a while (a wait) learns of a remote cancel here.
     for (const executionId of (await this.deps.statusReader?.finishedAmong([...this.active.keys()])) ?? []) {
       this.active.get(executionId)?.controller.abort(CONFLICT);
     }
     const resumed: string[] = [];
     for (const executionId of await this.deps.leases.orphans(100)) {
-      if (this.active.has(executionId) || !(await this.deps.leases.claimLapsed(executionId))) continue;
-      if (await this.resume(executionId)) resumed.push(executionId);
+      if (await this.takeOver(executionId)) resumed.push(executionId);
     }
+    resumed.push(...(await this.wakeParked()));
+    this.deliveries.poke();
     return resumed;
+  }
+
+  /** Attempts the error-webhook deliveries due now; resolves to how many (tests, shutdown). */
+  deliverErrorWebhooks(): Promise<number> {
+    return this.deliveries.deliverDue();
+  }
+
+  /** Renews only what runs here; a run whose lease another engine took stops at once. */
+  private async renewLeases(): Promise<void> {
+    const running = [...this.active.keys()];
+    const held = new Set(await this.deps.leases.renew(running));
+    for (const executionId of running) {
+      if (held.has(executionId)) continue;
+      const lost = this.active.get(executionId);
+      if (!lost || lost.controller.signal.aborted) continue;
+      this.deps.logger.warn({ executionId }, 'execution lease lost, stopping its run here');
+      lost.controller.abort(LEASE_LOST);
+    }
+  }
+
+  /** Claims a lapsed lease and resumes; the lease is released again when the resume fails. */
+  private async takeOver(executionId: string, stillDue?: () => Promise<boolean>): Promise<boolean> {
+    if (this.stopping || this.active.has(executionId)) return false;
+    if (!(await this.deps.leases.claimLapsed(executionId))) return false;
+    try {
+      if (stillDue && !(await stillDue())) {
+        await this.deps.leases.release(executionId);
+        return false;
+      }
+      return await this.resume(executionId);
+    } catch (error) {
+      this.deps.logger.warn({ err: error, executionId }, 'resume failed, lease released');
+      await this.deps.leases.release(executionId).catch(() => undefined);
+      return false;
+    }
+  }
+
+  /** Wakes parked waits that are due; arms timers (in steps, any distance) for those due before the next scan. */
+  private async wakeParked(): Promise<string[]> {
+    const parked = this.deps.parkedWaits;
+    if (!parked) return [];
+    const now = this.now();
+    const horizon = new Date(now.getTime() + 2 * this.maintenancePeriod);
+    const woken: string[] = [];
+    for (const { executionId, dueAt } of await parked.dueBefore(horizon, this.deps.wakeBatch ?? DEFAULT_WAKE_BATCH)) {
+      if (this.active.has(executionId) || this.armed.has(executionId)) continue;
+      if (dueAt <= now) {
+        if (await this.wake(executionId)) woken.push(executionId);
+        continue;
+      }
+      const fire = (): void => {
+        this.armed.delete(executionId);
+        void this.wake(executionId);
+      };
+      this.armed.set(executionId, armTimer(dueAt, this.now, fire));
+    }
+    return woken;
+  }
+
+  private wake(executionId: string): Promise<boolean> {
+    return this.takeOver(executionId, () => this.deps.parkedWaits!.isDue(executionId, this.now()));
   }
 
   get activeCount(): number {
@@ -162,7 +271,11 @@ export class ExecutionEngine {
     return 'started';
   }
 
-  /** Picks an execution up from its events; false when it already finished. */
+  /**
+   * Picks an execution up from its events (the lease is held); false when it already finished,
+   * or when it was resumed `maxResumes` times without progress: then it fails, since its engine
+   * keeps dying on the same node. Each resume is recorded before anything runs again.
+   */
   async resume(executionId: string): Promise<boolean> {
     const stored = await this.deps.store.readStream(executionStreamId(executionId));
     const events = stored.map((event) => ({ type: event.type, data: event.data }) as ExecutionEvent);
@@ -173,12 +286,32 @@ export class ExecutionEngine {
     }
     const metadata: EventMetadata = stored[0]?.metadata ?? {};
     const run = this.newRun(executionId, state, stored.length, metadata);
+    const graph = compileGraph(state.started.graphSnapshot);
+    if (state.resumesWithoutProgress >= (this.deps.maxResumes ?? DEFAULT_MAX_RESUMES)) {
+      await this.failStuck(run, graph);
+      return false;
+    }
+    run.execute({ type: 'ResumeExecution', data: {}, metadata: { now: this.now() } });
+    await run.flushed();
     this.deps.logger.info(
       { executionId, completedNodes: [...state.nodeRuns.values()].filter((r) => r.status === 'completed').length },
       'resuming execution',
     );
-    this.launch(run, compileGraph(state.started.graphSnapshot));
+    this.launch(run, graph);
     return true;
+  }
+
+  /** Fails an execution whose engine stopped again and again while running the same node. */
+  private async failStuck(run: ExecutionRun, graph: ExecutionGraph): Promise<void> {
+    const node = graph.nodes.get(stuckNodeId(run.state));
+    const label = node?.label ?? 'unknown';
+    const error = `engine stopped repeatedly while running node ${label}`;
+    const failedNode = node ? { id: node.id, name: node.label, type: node.type, error } : null;
+    run.execute({ type: 'FailExecution', data: { errorMessage: error, failedNode }, metadata: { now: this.now() } });
+    await run.flushed();
+    if (!this.deps.leasesFollowEvents) await this.deps.leases.release(run.executionId);
+    this.deps.logger.warn({ executionId: run.executionId, node: label }, error);
+    this.notifyFailure(run);
   }
 
   /** Fails an execution whose events the database refused (from its stored events: the refused ones are lost). */
@@ -187,15 +320,13 @@ export class ExecutionEngine {
     const state = foldExecution(stored.map((event) => ({ type: event.type, data: event.data }) as ExecutionEvent));
     if (!state.started || isFinished(state)) return false;
     const run = this.newRun(executionId, state, stored.length, stored[0]?.metadata ?? {});
-    const commands = commandsAfterRefusedAppend(refused, graph, state, this.now());
-    for (const command of commands) run.execute(command);
+    for (const command of commandsAfterRefusedAppend(refused, graph, state, this.now())) run.execute(command);
     await run.flushed();
     this.deps.logger.warn(
       { executionId, sqlState: refused.sqlState },
       'execution failed: the database refused its events',
     );
-    const failed = commands.at(-1)?.data as { errorMessage: string; failedNode: FailedNodeInfo | null };
-    this.notifyFailure(run, 'failed', failed.errorMessage, failed.failedNode);
+    this.notifyFailure(run);
     return true;
   }
 
@@ -261,11 +392,13 @@ export class ExecutionEngine {
   async stop(): Promise<void> {
     this.stopping = true;
     clearInterval(this.maintenance);
+    for (const cancel of this.armed.values()) cancel();
+    this.armed.clear();
     const running = [...this.active.values()];
     for (const execution of running) execution.controller.abort(SHUTDOWN);
     await Promise.all(running.map((execution) => execution.done));
+    await this.deliveries.idle();
     await this.writer.idle();
-    await this.deps.errorNotifier.idle();
   }
 
   private newRun(executionId: string, state: ExecutionState, version: number, metadata: EventMetadata): ExecutionRun {
@@ -316,19 +449,30 @@ export class ExecutionEngine {
       )
       .finally(() => {
         this.active.delete(run.executionId);
-        for (const waiter of [...(this.finishWaiters.get(run.executionId) ?? [])]) waiter();
+        // A run parked or handed over is not finished: waiters poll the read model for it instead.
+        if (isFinished(run.state)) for (const waiter of [...(this.finishWaiters.get(run.executionId) ?? [])]) waiter();
       });
   }
 
   private async drive(run: ExecutionRun, graph: ExecutionGraph, controller: AbortController): Promise<void> {
     const started = run.state.started!;
-    const deadline = Date.parse(started.startedAt) + started.timeoutSeconds * 1000;
-    const timer = setTimeout(() => controller.abort(TIMEOUT), Math.max(0, deadline - this.now().getTime()));
+    const deadline = new Date(Date.parse(started.startedAt) + started.timeoutSeconds * 1000);
+    const cancelTimeout = armTimer(deadline, this.now, () => controller.abort(TIMEOUT));
+    const parking = this.parkingFor(run, graph, controller, deadline);
     let reason: unknown = null;
     let ended = false;
     try {
       for (;;) {
-        const outcome = await this.runOnce(run, graph, controller.signal);
+        // A scheduled retry starts at its time, also when another engine resumed it.
+        if (run.state.retryAt !== null) {
+          try {
+            await sleepUntil(new Date(run.state.retryAt), this.now, controller.signal);
+          } catch {
+            reason = controller.signal.reason;
+            break;
+          }
+        }
+        const outcome = await this.runOnce(run, graph, controller.signal, parking);
         if (outcome.status === 'completed') {
           run.execute({
             type: 'CompleteExecution',
@@ -354,12 +498,6 @@ export class ExecutionEngine {
             data: { retryAt: new Date(this.now().getTime() + delay) },
             metadata: { now: this.now() },
           });
-          try {
-            await sleep(delay, controller.signal);
-          } catch {
-            reason = controller.signal.reason;
-            break;
-          }
           continue;
         }
         run.execute({
@@ -369,18 +507,19 @@ export class ExecutionEngine {
         });
         await run.flushed();
         ended = true;
-        this.notifyFailure(run, 'failed', `${failedNode.name}: ${failedNode.error}`, failedNode);
+        this.notifyFailure(run);
         return;
       }
       if (reason === TIMEOUT && !isFinished(run.state)) {
         run.execute({ type: 'TimeOutExecution', data: {}, metadata: { now: this.now() } });
         await run.flushed();
         ended = true;
-        this.notifyFailure(run, 'timeout', `execution exceeded its timeout of ${started.timeoutSeconds} s`, null);
+        this.notifyFailure(run);
         return;
       }
       await run.flushed();
       ended = isFinished(run.state);
+      if (reason === PARKED) this.deps.logger.info({ executionId: run.executionId }, 'execution parked');
     } catch (error) {
       if (error instanceof AppendRefusedError) {
         ended = await this.failRefused(run.executionId, graph, error);
@@ -393,15 +532,46 @@ export class ExecutionEngine {
       }
       throw error;
     } finally {
-      clearTimeout(timer);
-      // The terminal event's commit dropped the lease; otherwise (shutdown, hand-over) it is released
-      // here, since the events are flushed and another engine may resume at once.
+      cancelTimeout();
+      // The terminal (or parking) event's commit dropped the lease; otherwise (shutdown, hand-over)
+      // it is released here, since the events are flushed and another engine may resume at once.
       if (!ended || !this.deps.leasesFollowEvents)
         await this.deps.leases.release(run.executionId).catch(() => undefined);
     }
   }
 
-  private runOnce(run: ExecutionRun, graph: ExecutionGraph, signal: AbortSignal): Promise<RunOutcome> {
+  /** Parks the run (unloads it, a due row wakes it) when all it does is a long wait; none without a parked-waits store. */
+  private parkingFor(
+    run: ExecutionRun,
+    graph: ExecutionGraph,
+    controller: AbortController,
+    deadline: Date,
+  ): WaitParking | undefined {
+    if (!this.deps.parkedWaits || !this.deps.leasesFollowEvents) return undefined;
+    return new WaitParking({
+      parkAfterMs: this.deps.parkAfterMs ?? DEFAULT_PARK_AFTER_MS,
+      now: this.now,
+      deadline,
+      runningNodes: () => {
+        let running = 0;
+        for (const nodeRun of run.state.nodeRuns.values())
+          if (nodeRun.status === 'running' && graph.nodes.get(nodeRun.nodeId)?.type !== 'loopNode') running++;
+        return running;
+      },
+      park: (dueAt) => {
+        if (controller.signal.aborted) return;
+        run.execute({ type: 'ParkExecution', data: { dueAt }, metadata: { now: this.now() } });
+        controller.abort(PARKED);
+      },
+    });
+  }
+
+  private runOnce(
+    run: ExecutionRun,
+    graph: ExecutionGraph,
+    signal: AbortSignal,
+    parking: WaitParking | undefined,
+  ): Promise<RunOutcome> {
     const started = run.state.started!;
     const completed = new Map<string, CompletedNode>();
     const firstStarts = new Map<string, Date>();
@@ -411,6 +581,7 @@ export class ExecutionEngine {
       }
       if (nodeRun.firstStartedAt) firstStarts.set(key, new Date(nodeRun.firstStartedAt));
     }
+    const listener = run.listener();
     return runGraph({
       graph,
       executors: this.deps.executors,
@@ -422,8 +593,23 @@ export class ExecutionEngine {
       completed,
       firstStarts,
       signal,
-      listener: run.listener(),
+      listener: parking
+        ? {
+            ...listener,
+            nodeCompleted: (...args) => {
+              listener.nodeCompleted(...args);
+              parking.nodeFinished();
+            },
+            nodeFailed: (...args) => {
+              listener.nodeFailed(...args);
+              parking.nodeFinished();
+            },
+          }
+        : listener,
       now: this.now,
+      sleepUntil: parking
+        ? (at, waitSignal) => parking.sleep(at, waitSignal)
+        : (at, waitSignal) => sleepUntil(at, this.now, waitSignal),
       connection: (connectionId) => this.deps.directory.getConnection(connectionId, started.organizationId),
       maxConfigBytes: this.deps.maxNodeConfigBytes,
       // One span per node run, so a trace follows a request from the webhook through every node.
@@ -442,41 +628,21 @@ export class ExecutionEngine {
     });
   }
 
-  private notifyFailure(
-    run: ExecutionRun,
-    status: 'failed' | 'timeout',
-    error: string,
-    failedNode: FailedNodeInfo | null,
-  ): void {
-    const started = run.state.started!;
-    if (!started.errorWebhookUrl) return;
-    this.deps.errorNotifier.notify(started.errorWebhookUrl, {
-      processId: started.processId,
-      executionId: run.executionId,
-      status,
-      error,
-      failedNode,
-      attempt: run.state.attempt,
-      traceId: run.traceId,
-    });
+  /** The failure was recorded with its delivery scheduled (same commit): deliver now rather than at the next scan. */
+  private notifyFailure(run: ExecutionRun): void {
+    if (run.state.started?.errorWebhookUrl) this.deliveries.poke();
   }
 }
 
 const defaultRetryDelay = (attempt: number): number => Math.min(60_000, 1000 * 2 ** (attempt - 2));
 
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason as Error);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+/** The node an engine was running when it stopped: a running node (loops last), else the last one started. */
+function stuckNodeId(state: ExecutionState): string {
+  const runs = [...state.nodeRuns.values()];
+  const running = runs.filter((nodeRun) => nodeRun.status === 'running');
+  const candidates = running.length > 0 ? running : runs;
+  return (candidates.at(-1)?.nodeId ?? state.started?.triggerNodeId) as string;
+}
 
 /** output_data: every completed output node of the main graph, keyed by label. */
 function outputsOf(

@@ -5,6 +5,7 @@ import { mergeNodeInput } from '../domain/graph/node-input.js';
 import { storableText, toJsonValue } from '../domain/graph/json-value.js';
 import { resolveTemplates } from '../domain/graph/templates.js';
 import type { NodeExecutorRegistry, NodeResult, NodeRunContext } from '../domain/nodes/node-executor.js';
+import { sleepUntil } from './long-timer.js';
 
 /**
  * Runs an execution's graph in memory: a node starts as soon as all its parents are done, ready
@@ -43,6 +44,8 @@ export interface RunGraphInput {
   connection: (connectionId: string) => Promise<DecryptedConnection>;
   /** Largest a node's config may grow when its templates are resolved (WEFT_NODE_CONFIG_MAX_BYTES). */
   maxConfigBytes?: number;
+  /** How a node waits until a time (the engine parks long waits); default a timer. */
+  sleepUntil?: (at: Date, signal: AbortSignal) => Promise<void>;
   /** Wraps each node's work (tracing spans); default runs it as is. */
   around?: <T>(node: GraphNode, iteration: IterationPath, work: () => Promise<T>) => Promise<T>;
 }
@@ -86,21 +89,6 @@ const withPassthroughFiles = (output: unknown, input: Record<string, unknown>): 
   const own = (output as { files?: unknown }).files;
   return { ...output, files: [...(Array.isArray(own) ? (own as FileReference[]) : []), ...files] };
 };
-
-const sleepUntil = (at: Date, now: () => Date, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason as Error);
-    const timer = setTimeout(done, Math.max(0, at.getTime() - now().getTime()));
-    function done(): void {
-      signal.removeEventListener('abort', aborted);
-      resolve();
-    }
-    function aborted(): void {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    }
-    signal.addEventListener('abort', aborted, { once: true });
-  });
 
 export async function runGraph(input: RunGraphInput): Promise<RunOutcome> {
   const { graph } = input;
@@ -209,7 +197,8 @@ export async function runGraph(input: RunGraphInput): Promise<RunOutcome> {
             firstStartedAt: input.firstStarts?.get(key) ?? startedAt,
             triggerData: input.triggerData,
             triggerNodeId: input.triggerNodeId,
-            sleepUntil: (at) => sleepUntil(at, input.now, internal.signal),
+            sleepUntil: (at) =>
+              input.sleepUntil ? input.sleepUntil(at, internal.signal) : sleepUntil(at, input.now, internal.signal),
             connection: input.connection,
             runLoopBody: async (item, index) => {
               const bodyIteration = [...iteration, { loopNodeId: node.id, index }];

@@ -9,7 +9,7 @@ import type {
   GraphSnapshot,
   NodeState,
 } from '@weft/contracts';
-
+import { deliveriesOfExecution, toDeliveries } from './error-webhook-deliveries.js';
 /** Reads of the execution read models; nothing here reads events. */
 type Row = Record<string, unknown>;
 
@@ -83,7 +83,7 @@ export async function findExecution(db: Db, executionId: string): Promise<Execut
     SELECT e.*, (
       SELECT coalesce(jsonb_agg(to_jsonb(n) ORDER BY n.position), '[]'::jsonb)
       FROM engine_node_states n WHERE n.execution_id = e.id
-    ) AS node_rows
+    ) AS node_rows, ${deliveriesOfExecution(sql`e.id`)} AS delivery_rows
     FROM engine_executions e WHERE e.id = ${executionId}`.execute(db);
   const row = rows[0];
   if (!row) return undefined;
@@ -94,6 +94,7 @@ export async function findExecution(db: Db, executionId: string): Promise<Execut
     output_data: parsed(row.output_data),
     node_states: nodes.map(toNestedNodeState),
     graph_snapshot: parsed(row.graph_snapshot) as GraphSnapshot,
+    error_webhook_deliveries: toDeliveries(row.delivery_rows),
   };
 }
 

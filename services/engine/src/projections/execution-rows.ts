@@ -234,6 +234,12 @@ export function applyToRows(rows: ExecutionRowSet, event: ExecutionEvent): void 
       });
       return;
     }
+    // Resumes, parking and webhook deliveries leave these rows as they are.
+    case 'ExecutionResumed':
+    case 'ExecutionParked':
+    case 'ErrorWebhookDeliveryScheduled':
+    case 'ErrorWebhookDeliveryAttempted':
+      return;
     default: {
       const unknown: never = event;
       throw new Error(`unknown execution event ${JSON.stringify(unknown)}`);

@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Projection, StoredEvent, Trx } from '@weft/event-store';
 import { EXECUTION_EVENT_TYPES, type ExecutionEvent } from '../domain/execution/events.js';
+import { errorWebhookDeliveryWrites, resetErrorWebhookDeliveries } from './error-webhook-deliveries.js';
 import { ExecutionRowCache } from './execution-row-cache.js';
 import {
   applyToRows,
@@ -244,7 +245,7 @@ export async function executionEventWrites(
   const lastVersion = new Map<string, number>();
   for (const { event, streamVersion } of events) lastVersion.set(event.data.executionId, streamVersion);
   return {
-    statements: rowWrites(rows),
+    statements: [...rowWrites(rows), ...errorWebhookDeliveryWrites(stored)],
     afterCommit: () => {
       for (const [id, version] of lastVersion) {
         const execution = rows.executions.get(id);
@@ -271,5 +272,6 @@ export const executionsProjection: Projection = {
     await sql`DELETE FROM engine_node_states`.execute(trx);
     await sql`DELETE FROM engine_executions`.execute(trx);
     await sql`DELETE FROM engine_execution_counts`.execute(trx);
+    await resetErrorWebhookDeliveries.execute(trx);
   },
 };

@@ -31,6 +31,10 @@ const runtime = await EngineRuntime.open({
       durable: env('CHILD_QUEUE_DURABLE'),
     },
     directory: catalog,
+    // Optional: an error-webhook attempt that outlasts its claim (the SIGKILL delivery test).
+    ...(process.env.CHILD_ERROR_WEBHOOK_CLAIM_MS
+      ? { errorWebhook: { timeoutMs: 60_000, claimMs: Number(process.env.CHILD_ERROR_WEBHOOK_CLAIM_MS) } }
+      : {}),
     logger: createLogger('engine-child', { level: 'warn' }),
   },
 });

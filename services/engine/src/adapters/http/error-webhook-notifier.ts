@@ -1,65 +1,77 @@
 import type { ErrorWebhookPayload } from '@weft/contracts';
-import type { Logger } from '@weft/observability';
-import type { ErrorNotifier } from '../../application/engine-ports.js';
+import type { ErrorWebhookResult, ErrorWebhookSender } from '../../application/engine-ports.js';
 import { guardedFetch, OutboundBlockedError } from './outbound-guard.js';
 
 /**
- * POSTs an execution's failure to the process's error webhook, in the background: a timeout per
- * attempt and retries with exponential backoff on network errors, 5xx and 429. Never blocks or
- * fails an execution.
+ * One POST of an execution's failure to the process's error webhook, through the outbound guard,
+ * with a timeout. The answer's body is read up to a cap (never whole: the receiver is not
+ * trusted) and only its first characters are kept for the attempt's error. Retries, backoff and
+ * the record of every attempt belong to `ErrorWebhookDeliveries`.
  */
 export interface ErrorWebhookOptions {
+  /** WEFT_ERROR_WEBHOOK_TIMEOUT_MS: each attempt's timeout; default 10 s. */
   timeoutMs?: number;
-  retries?: number;
   /** WEFT_OUTBOUND_BLOCK_PRIVATE: refuse loopback, private and link-local targets. */
   blockPrivate?: boolean;
-  backoffMs?: number;
-  logger?: Logger;
+  /** WEFT_ERROR_WEBHOOK_MAX_RESPONSE_BYTES: most of the answer's body read; default 64 KiB. */
+  maxResponseBytes?: number;
 }
 
-export class HttpErrorNotifier implements ErrorNotifier {
-  private readonly inFlight = new Set<Promise<void>>();
+const ERROR_EXCERPT_CHARS = 200;
 
+export class HttpErrorWebhookSender implements ErrorWebhookSender {
   constructor(private readonly options: ErrorWebhookOptions = {}) {}
 
-  notify(url: string, payload: ErrorWebhookPayload): void {
-    const sending = this.send(url, payload).finally(() => this.inFlight.delete(sending));
-    this.inFlight.add(sending);
-  }
-
-  async idle(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
-  }
-
-  private async send(url: string, payload: ErrorWebhookPayload): Promise<void> {
-    const retries = this.options.retries ?? 3;
-    const body = JSON.stringify(payload);
-    for (let attempt = 0; attempt <= retries; attempt++) {
-      try {
-        const response = await guardedFetch(
-          new URL(url),
-          {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', 'user-agent': 'weft-engine' },
-            body,
-            signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+  async send(url: string, payload: ErrorWebhookPayload, deliveryAttempt: number): Promise<ErrorWebhookResult> {
+    try {
+      const response = await guardedFetch(
+        new URL(url),
+        {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'weft-engine',
+            'x-weft-delivery-attempt': String(deliveryAttempt),
           },
-          this.options.blockPrivate === true,
-        );
-        await response.body?.cancel();
-        if (response.status < 500 && response.status !== 429) return;
-      } catch (error) {
-        if (error instanceof OutboundBlockedError) {
-          this.options.logger?.warn(
-            { executionId: payload.executionId, reason: error.message },
-            'error webhook refused',
-          );
-          return;
-        }
-        // network error or timeout: retried below
-      }
-      if (attempt < retries) await new Promise((r) => setTimeout(r, (this.options.backoffMs ?? 500) * 2 ** attempt));
+          body: JSON.stringify(payload),
+          signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+        },
+        this.options.blockPrivate === true,
+      );
+      const body = await readCapped(response.body, this.options.maxResponseBytes ?? 64 * 1024);
+      const status = response.status;
+      if (status >= 200 && status < 300) return { delivered: true, retry: false, httpStatus: status, error: null };
+      const excerpt = body.slice(0, ERROR_EXCERPT_CHARS).trim();
+      return {
+        delivered: false,
+        retry: status >= 500 || status === 408 || status === 429,
+        httpStatus: status,
+        error: `answered ${status}${excerpt ? `: ${excerpt}` : ''}`,
+      };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      // A refused target stays refused; network errors and timeouts may pass later.
+      return { delivered: false, retry: !(error instanceof OutboundBlockedError), httpStatus: null, error: message };
     }
-    this.options.logger?.warn({ executionId: payload.executionId }, 'error webhook not delivered after retries');
   }
+}
+
+/** At most `maxBytes` of a body as text; the rest is never read (the stream is cancelled). */
+async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<string> {
+  if (!body) return '';
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < maxBytes) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const room = maxBytes - size;
+      chunks.push(value.byteLength > room ? value.subarray(0, room) : value);
+      size += Math.min(value.byteLength, room);
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -1,12 +1,23 @@
 import { migrate, type Db, type Migration } from '@weft/event-store';
+import { errorWebhookDeliveriesMigration } from '../../projections/error-webhook-deliveries.js';
 import {
   ENGINE_MIGRATIONS_TABLE,
   engineMigrations as readModelMigrations,
 } from '../../projections/execution-read-model-migrations.js';
+import { errorWebhookQueueMigration } from './error-webhook-queue.js';
+import { executionDeadLetterMigration } from './execution-dead-letters.js';
 import { executionLeaseMigration } from './execution-leases.js';
+import { parkedWaitsMigration } from './parked-waits.js';
 
-/** Every table the engine owns, in order: read models, then leases. */
-export const engineMigrations: Migration[] = [...readModelMigrations, executionLeaseMigration];
+/** Every table the engine owns, in order: read models, leases, parked waits, error-webhook deliveries. */
+export const engineMigrations: Migration[] = [
+  ...readModelMigrations,
+  executionLeaseMigration,
+  parkedWaitsMigration,
+  errorWebhookQueueMigration,
+  errorWebhookDeliveriesMigration,
+  executionDeadLetterMigration,
+];
 
 export const migrateEngineSchema = (db: Db): Promise<string[]> =>
   migrate(db, engineMigrations, ENGINE_MIGRATIONS_TABLE);

@@ -1,14 +1,17 @@
+import { streamKey } from '@weft/contracts';
 import type { PostgresEventStore } from '@weft/event-store';
 import type { CommitBatch } from '../../application/execution-event-writer.js';
 import { ExecutionRowCache } from '../../projections/execution-row-cache.js';
 import { executionEventWrites } from '../../projections/executions-projection.js';
+import { errorWebhookQueueWritesFor } from './error-webhook-queue.js';
 import { leaseWritesFor } from './execution-leases.js';
+import { parkWritesFor } from './parked-waits.js';
 
 /**
  * The engine's group commit on PostgreSQL/PGlite: the events, the execution read models (folded
- * per batch) and the leases in one transaction, so a read after the commit sees all of it. The
- * events, read models and leases go in one statement; the rows of executions running here are kept
- * between commits (`ExecutionRowCache`) instead of being read back each time.
+ * per batch), the leases, parked waits and error-webhook queue in one transaction, so a read after
+ * the commit sees all of it. They go in one statement; the rows of executions running here are
+ * kept between commits (`ExecutionRowCache`) instead of being read back each time.
  */
 export function postgresExecutionCommit(
   store: PostgresEventStore,
@@ -16,19 +19,28 @@ export function postgresExecutionCommit(
   cache: ExecutionRowCache = new ExecutionRowCache(),
 ): CommitBatch {
   return async (batch) => {
-    const afterCommit = await store.db.transaction().execute(async (trx) => {
+    const { cacheRows, parked } = await store.db.transaction().execute(async (trx) => {
       let cacheRows: () => void = () => undefined;
-      // Events, read models and leases in one statement; the rows are folded before it is sent.
+      const parked: string[] = [];
+      // Events, read models, leases, parked waits and deliveries in one statement; rows folded before it is sent.
       await store.appendInTransaction(trx, batch, {
         alongside: async (events) => {
           const writes = await executionEventWrites(trx, events, cache);
           cacheRows = writes.afterCommit;
-          return [...writes.statements, ...leaseWritesFor(leases, events)];
+          for (const event of events) if (event.type === 'ExecutionParked') parked.push(streamKey(event.streamId));
+          return [
+            ...writes.statements,
+            ...leaseWritesFor(leases, events),
+            ...parkWritesFor(events),
+            ...errorWebhookQueueWritesFor(events),
+          ];
         },
       });
-      return cacheRows;
+      return { cacheRows, parked };
     });
-    afterCommit();
+    cacheRows();
+    // A parked execution leaves this engine's memory, its cached rows too.
+    for (const executionId of parked) cache.take(executionId, -1);
     store.appendSignal.notify();
   };
 }

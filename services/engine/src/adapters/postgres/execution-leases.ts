@@ -20,7 +20,7 @@ export const executionLeaseMigration: Migration = {
   },
 };
 
-const TERMINAL = new Set<string>(TERMINAL_EXECUTION_EVENTS);
+const RELEASING = new Set<string>([...TERMINAL_EXECUTION_EVENTS, 'ExecutionParked']);
 
 export class PostgresExecutionLeases implements ExecutionLeases {
   constructor(
@@ -47,10 +47,15 @@ export class PostgresExecutionLeases implements ExecutionLeases {
     return this.claimNew(executionId);
   }
 
-  async renewAll(): Promise<void> {
-    await sql`UPDATE engine_execution_leases SET expires_at = ${this.expiry()} WHERE owner = ${this.owner}`.execute(
-      this.db,
-    );
+  async renew(executionIds: readonly string[]): Promise<string[]> {
+    if (executionIds.length === 0) return [];
+    // Only the executions still running here; a lease row left behind by a failed resume lapses.
+    const result = await sql<{ execution_id: string }>`
+      UPDATE engine_execution_leases SET expires_at = ${this.expiry()}
+      WHERE owner = ${this.owner}
+        AND execution_id IN (SELECT id::uuid FROM json_array_elements_text(${JSON.stringify(executionIds)}::json) AS ids(id))
+      RETURNING execution_id`.execute(this.db);
+    return result.rows.map((row) => String(row.execution_id));
   }
 
   async release(executionId: string): Promise<void> {
@@ -64,6 +69,7 @@ export class PostgresExecutionLeases implements ExecutionLeases {
       SELECT e.id FROM engine_executions e
       LEFT JOIN engine_execution_leases l ON l.execution_id = e.id
       WHERE e.status = 'running' AND (l.execution_id IS NULL OR l.expires_at < now())
+        AND NOT EXISTS (SELECT 1 FROM engine_parked_waits p WHERE p.execution_id = e.id)
       ORDER BY e.started_at LIMIT ${limit}`.execute(this.db);
     return result.rows.map((row) => String(row.id));
   }
@@ -71,7 +77,8 @@ export class PostgresExecutionLeases implements ExecutionLeases {
 
 /**
  * Leases that follow the events, inside the commit that stores them: an ExecutionStarted takes
- * the lease for the engine that wrote it, a terminal event drops it. Returned as statements to
+ * the lease for the engine that wrote it, a terminal event drops it, and so does parking (a
+ * parked execution runs nowhere; the engine that wakes it claims a new lease). Returned as statements to
  * send with the read model's (no extra round trips); they touch disjoint rows, so an execution
  * that starts and ends in the same batch takes no lease at all, as insert-then-delete would.
  */
@@ -79,7 +86,7 @@ export function leaseWritesFor(
   leases: { owner: string; leaseMs: number },
   stored: readonly StoredEvent[],
 ): RawBuilder<unknown>[] {
-  const ended = new Set(stored.filter((event) => TERMINAL.has(event.type)).map((event) => streamKey(event.streamId)));
+  const ended = new Set(stored.filter((event) => RELEASING.has(event.type)).map((event) => streamKey(event.streamId)));
   const started = stored
     .filter((event) => event.type === 'ExecutionStarted')
     .map((event) => streamKey(event.streamId))

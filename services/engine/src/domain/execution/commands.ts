@@ -33,4 +33,16 @@ export type ExecutionCommand =
       metadata: CommandMetadata;
     }
   | { type: 'TimeOutExecution'; data: Record<string, never>; metadata: CommandMetadata }
-  | { type: 'CancelExecution'; data: { cancelledByUserId: string | null }; metadata: CommandMetadata };
+  | { type: 'CancelExecution'; data: { cancelledByUserId: string | null }; metadata: CommandMetadata }
+  | { type: 'ResumeExecution'; data: Record<string, never>; metadata: CommandMetadata }
+  | { type: 'ParkExecution'; data: { dueAt: Date }; metadata: CommandMetadata }
+  | {
+      type: 'RecordErrorWebhookAttempt';
+      data: {
+        outcome: 'delivered' | 'retrying' | 'abandoned';
+        httpStatus: number | null;
+        error: string | null;
+        nextAttemptAt: Date | null;
+      };
+      metadata: CommandMetadata;
+    };

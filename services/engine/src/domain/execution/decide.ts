@@ -10,6 +10,16 @@ import { isFinished, runKey, type ExecutionState } from './state.js';
 const secondsSince = (state: ExecutionState, now: Date): number =>
   state.started ? Math.max(0, (now.getTime() - Date.parse(state.started.startedAt)) / 1000) : 0;
 
+/** Failed and timed-out executions report to the process's error webhook, when it has one. */
+const reportsFailure = (state: ExecutionState): boolean =>
+  (state.status === 'failed' || state.status === 'timeout') && !!state.started?.errorWebhookUrl;
+
+/** Recorded with the terminal event, so the delivery is durable from the moment the failure is. */
+const errorWebhookScheduled = (state: ExecutionState, at: string): ExecutionEvent[] =>
+  state.started?.errorWebhookUrl
+    ? [{ type: 'ErrorWebhookDeliveryScheduled', data: { executionId: state.started.executionId, scheduledAt: at } }]
+    : [];
+
 export function decide(command: ExecutionCommand, state: ExecutionState): ExecutionEvent[] {
   const now = command.metadata.now;
   const at = now.toISOString();
@@ -19,6 +29,24 @@ export function decide(command: ExecutionCommand, state: ExecutionState): Execut
   }
   if (!state.started) throw notFound('execution not found');
   const executionId = state.started.executionId;
+  if (command.type === 'RecordErrorWebhookAttempt') {
+    if (!reportsFailure(state)) throw conflict(`execution ${executionId} has no failure to report`);
+    const { outcome, httpStatus, error, nextAttemptAt } = command.data;
+    return [
+      {
+        type: 'ErrorWebhookDeliveryAttempted',
+        data: {
+          executionId,
+          attempt: state.errorWebhookAttempts + 1,
+          outcome,
+          httpStatus,
+          error,
+          attemptedAt: at,
+          nextAttemptAt: nextAttemptAt?.toISOString() ?? null,
+        },
+      },
+    ];
+  }
   if (isFinished(state)) throw conflict(`execution ${executionId} is already ${state.status}`);
 
   switch (command.type) {
@@ -129,6 +157,7 @@ export function decide(command: ExecutionCommand, state: ExecutionState): Execut
             durationSeconds: secondsSince(state, now),
           },
         },
+        ...errorWebhookScheduled(state, at),
       ];
     case 'TimeOutExecution':
       return [
@@ -141,6 +170,7 @@ export function decide(command: ExecutionCommand, state: ExecutionState): Execut
             durationSeconds: secondsSince(state, now),
           },
         },
+        ...errorWebhookScheduled(state, at),
       ];
     case 'CancelExecution':
       return [
@@ -153,6 +183,14 @@ export function decide(command: ExecutionCommand, state: ExecutionState): Execut
             durationSeconds: secondsSince(state, now),
           },
         },
+      ];
+    case 'ResumeExecution': {
+      const runningNodeIds = [...state.nodeRuns].filter(([, run]) => run.status === 'running').map(([key]) => key);
+      return [{ type: 'ExecutionResumed', data: { executionId, runningNodeIds, resumedAt: at } }];
+    }
+    case 'ParkExecution':
+      return [
+        { type: 'ExecutionParked', data: { executionId, parkedAt: at, dueAt: command.data.dueAt.toISOString() } },
       ];
     default: {
       const unknown: never = command;

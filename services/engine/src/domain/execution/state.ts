@@ -23,6 +23,12 @@ export interface ExecutionState {
   /** Keyed by node run key (node id, prefixed by loop iterations). */
   nodeRuns: Map<string, NodeRun>;
   lastFailure: { nodeId: string; error: string } | null;
+  /** Resumes since the execution last made progress (a node finished, a retry, a park). */
+  resumesWithoutProgress: number;
+  /** When the scheduled retry may start; null once a node of it started. */
+  retryAt: string | null;
+  /** Error webhook POSTs made so far. */
+  errorWebhookAttempts: number;
 }
 
 export const initialExecutionState = (): ExecutionState => ({
@@ -31,6 +37,9 @@ export const initialExecutionState = (): ExecutionState => ({
   attempt: 1,
   nodeRuns: new Map(),
   lastFailure: null,
+  resumesWithoutProgress: 0,
+  retryAt: null,
+  errorWebhookAttempts: 0,
 });
 
 export const isFinished = (state: ExecutionState): boolean =>
@@ -50,6 +59,7 @@ export function evolve(state: ExecutionState, event: ExecutionEvent): ExecutionS
     case 'NodeStarted': {
       const key = runKey(event.data.nodeId, event.data.iteration);
       const previous = state.nodeRuns.get(key);
+      state.retryAt = null;
       state.nodeRuns.set(key, {
         nodeId: event.data.nodeId,
         iteration: event.data.iteration ?? [],
@@ -69,6 +79,7 @@ export function evolve(state: ExecutionState, event: ExecutionEvent): ExecutionS
         run.outputData = event.data.outputData;
         run.handles = event.data.handles;
       }
+      state.resumesWithoutProgress = 0;
       return state;
     }
     case 'NodeFailed': {
@@ -78,6 +89,7 @@ export function evolve(state: ExecutionState, event: ExecutionEvent): ExecutionS
         run.error = event.data.error;
       }
       state.lastFailure ??= { nodeId: event.data.nodeId, error: event.data.error };
+      state.resumesWithoutProgress = 0;
       return state;
     }
     case 'NodeSkipped':
@@ -95,6 +107,8 @@ export function evolve(state: ExecutionState, event: ExecutionEvent): ExecutionS
     case 'ExecutionRetryScheduled':
       state.attempt = event.data.attempt;
       state.lastFailure = null;
+      state.retryAt = event.data.retryAt;
+      state.resumesWithoutProgress = 0;
       // Runs that did not complete start over; completed ones are kept as the retry's seeds.
       for (const [key, run] of state.nodeRuns) if (run.status !== 'completed') state.nodeRuns.delete(key);
       return state;
@@ -109,6 +123,17 @@ export function evolve(state: ExecutionState, event: ExecutionEvent): ExecutionS
       return state;
     case 'ExecutionCancelled':
       state.status = 'cancelled';
+      return state;
+    case 'ExecutionResumed':
+      state.resumesWithoutProgress++;
+      return state;
+    case 'ExecutionParked':
+      state.resumesWithoutProgress = 0;
+      return state;
+    case 'ErrorWebhookDeliveryScheduled':
+      return state;
+    case 'ErrorWebhookDeliveryAttempted':
+      state.errorWebhookAttempts = event.data.attempt;
       return state;
     default: {
       const unknown: never = event;

@@ -1,0 +1,46 @@
+import type { ExecutionEvent, ProcessRecord } from '@weft/contracts';
+import type { PostgresEventStore } from '@weft/event-store';
+import { postgresExecutionCommit } from '../../src/adapters/postgres/execution-commit.js';
+import { snapshotOf } from '../../src/domain/graph/execution-graph.js';
+
+/**
+ * Writes an execution's events as an engine that then died would have: through the engine's own
+ * commit (events, read models, a lease that lapses at once), so engines find it orphaned.
+ */
+export async function seedExecution(
+  store: PostgresEventStore,
+  process: ProcessRecord,
+  events: (executionId: string, at: string) => ExecutionEvent[],
+  overrides: { maxRetries?: number } = {},
+): Promise<string> {
+  const executionId = crypto.randomUUID();
+  const at = new Date().toISOString();
+  const started: ExecutionEvent = {
+    type: 'ExecutionStarted',
+    data: {
+      executionId,
+      processId: process.id,
+      organizationId: process.organization_id,
+      processRevision: process.revision,
+      triggerNodeId: process.nodes[0]!.id,
+      inputData: {},
+      graphSnapshot: snapshotOf(process),
+      triggeredByUserId: null,
+      source: 'test',
+      timeoutSeconds: process.timeout_seconds,
+      maxRetries: overrides.maxRetries ?? process.max_retries,
+      errorWebhookUrl: process.error_webhook_url,
+      startedAt: at,
+    },
+  };
+  const metadata = { organizationId: process.organization_id, processId: process.id, correlationId: executionId };
+  const commit = postgresExecutionCommit(store, { owner: 'engine-that-died', leaseMs: 1 });
+  await commit([
+    {
+      streamId: `execution-${executionId}`,
+      events: [started, ...events(executionId, at)].map((event) => ({ type: event.type, data: event.data, metadata })),
+      expectedVersion: 'no_stream',
+    },
+  ]);
+  return executionId;
+}
