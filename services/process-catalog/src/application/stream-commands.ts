@@ -49,8 +49,8 @@ const ATTEMPTS = 5;
 
 /**
  * Load -> authorize -> decide -> append with the loaded version. When a concurrent append got in
- * first (a collection viewed while it is renamed, two members added at once), the command is
- * decided again on the new state, so nothing is lost and no read or idempotent write answers 409;
+ * first (a collection renamed while a member is added, two members added at once), the command
+ * is decided again on the new state, so nothing is lost and no idempotent write answers 409;
  * after a few rounds of contention it answers 409. `authorize` sees the state before the command
  * (throw 404/403 from it).
  */
