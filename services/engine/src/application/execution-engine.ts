@@ -23,7 +23,6 @@ import type {
   ProcessDirectory,
 } from './engine-ports.js';
 import { ErrorWebhookDeliveries, type ErrorWebhookPolicy } from './error-webhook-deliveries.js';
-import { ExecutionEventWriter, type CommitBatch } from './execution-event-writer.js';
 import { AppendRefusedError, ExecutionEventWriter, type CommitBatch } from './execution-event-writer.js';
 import { commandsAfterRefusedAppend } from './refused-append.js';
 import { assertStorableInput } from './storable-input.js';

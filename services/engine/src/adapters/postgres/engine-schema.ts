@@ -5,7 +5,6 @@ import {
   engineMigrations as readModelMigrations,
 } from '../../projections/execution-read-model-migrations.js';
 import { errorWebhookQueueMigration } from './error-webhook-queue.js';
-import { executionDeadLetterMigration } from './execution-dead-letters.js';
 import { executionLeaseMigration } from './execution-leases.js';
 import { parkedWaitsMigration } from './parked-waits.js';
 
@@ -16,7 +15,6 @@ export const engineMigrations: Migration[] = [
   parkedWaitsMigration,
   errorWebhookQueueMigration,
   errorWebhookDeliveriesMigration,
-  executionDeadLetterMigration,
 ];
 
 export const migrateEngineSchema = (db: Db): Promise<string[]> =>
