@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { initTelemetry } from '@weft/observability';
+import { initTelemetry, injectTraceHeaders, withSpan } from '@weft/observability';
 import type { RunningWeft } from '../src/weft-runtime.js';
 import { BOOTSTRAP_KEY, client, removeDir, startEmbedded, tempDataDir } from './weft-harness.js';
 
@@ -30,8 +30,11 @@ describe('trace ids with tracing off', () => {
       headers,
     );
 
-  test('the SDK is off', () => {
+  test('the SDK is off', async () => {
     expect(telemetry.enabled).toBe(false);
+    // No SDK, no sampler: a span is only a carrier of ids, and what leaves the process is flagged "not sampled".
+    const headers = await withSpan('probe', {}, async () => injectTraceHeaders({}));
+    expect(headers.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
   });
 
   test("a caller's traceparent crosses the bus into the catalog's event", async () => {
