@@ -120,6 +120,26 @@ describe.each(setups)('keys restricted to process ids ($bus bus, $db)', (setup) 
     ]);
   });
 
+  test('a restricted key may restore a version of its process that used another connection', async () => {
+    const payroll = await weft.http('POST', `/api/v1/connections/by-org/${org.id}`, org.key, {
+      type: 'mysql',
+      name: 'payroll history',
+      data: { password: 'p' },
+    });
+    const node = await weft.http('POST', `/api/v1/processes/${mine}/nodes`, org.key, {
+      type: 'sqlNode',
+      position: { x: 2, y: 0 },
+      config: { label: 'History', connectionId: payroll.body.id, query: 'select 3' },
+    });
+    expect(node.status).toBe(201);
+    const version = await weft.http('POST', `/api/v1/processes/versions/${mine}`, org.key, { label: 'with history' });
+    expect(version.status).toBe(201);
+    expect((await weft.http('DELETE', `/api/v1/processes/${mine}/nodes/${node.body.id}`, org.key)).status).toBe(200);
+    const restored = await weft.http('POST', `/api/v1/processes/version/${version.body.id}/restore`, restricted);
+    expect(restored.status).toBe(200);
+    expect(restored.body.nodes.map((each: { id: string }) => each.id)).toContain(node.body.id);
+  });
+
   test("a collection shows a restricted key only its own processes' names", async () => {
     const collection = await weft.http('POST', `/api/v1/process-collections/by-org/${org.id}`, org.key, {
       name: 'Everything',

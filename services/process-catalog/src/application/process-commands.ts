@@ -66,7 +66,8 @@ export class ProcessCommands {
     const events = decide({ ...command, metadata }, state);
     if (events.length === 0) return { revision: version, events, state };
     const next = foldProcess(events, state);
-    assertNoNewConnectionReferences(state.nodes, next.nodes, caller);
+    // A restored version is this process's own earlier graph, connections included.
+    if (command.type !== 'RestoreVersion') assertNoNewConnectionReferences(state.nodes, next.nodes, caller);
     const organizationId = command.type === 'CreateProcess' ? command.data.organizationId : state.organizationId;
     const newEvents: NewEvent[] = events.map((event) => ({
       type: event.type,
