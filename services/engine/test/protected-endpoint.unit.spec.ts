@@ -27,6 +27,7 @@ describe("the service's own database endpoint", () => {
     await expect(guard.resolveTarget('DB.internal', 5432)).rejects.toThrow(/own database/);
     await expect(guard.resolveTarget('10.0.0.5', 5432)).rejects.toThrow(/own database/);
     await expect(guard.resolveTarget('::ffff:10.0.0.5', 5432)).rejects.toThrow(/own database/);
+    await expect(guard.resolveTarget('64:ff9b::a00:5', 5432)).rejects.toThrow(/own database/);
     await expect(guard.resolveTarget('alias.internal', 5432)).rejects.toThrow(/own database/);
     await expect(guard.resolveTarget('other.internal', 5432)).resolves.toHaveLength(1);
     await expect(guard.resolveTarget('10.0.0.5', 5433)).resolves.toHaveLength(1);
@@ -36,7 +37,16 @@ describe("the service's own database endpoint", () => {
 
   test('on this machine: every loopback and unspecified address on its port is the same server', async () => {
     const guard = guardFor('postgres://weft@localhost/weft');
-    for (const host of ['127.0.0.1', '127.1.2.3', '::1', '0.0.0.0', '::', '::ffff:127.0.0.1', 'localhost']) {
+    for (const host of [
+      '127.0.0.1',
+      '127.1.2.3',
+      '::1',
+      '0.0.0.0',
+      '::',
+      '::ffff:127.0.0.1',
+      '64:ff9b::7f00:1',
+      'localhost',
+    ]) {
       await expect(guard.resolveTarget(host, 5432)).rejects.toThrow(/own database/);
     }
     await expect(guard.resolveTarget('127.0.0.1', 3306)).resolves.toHaveLength(1);

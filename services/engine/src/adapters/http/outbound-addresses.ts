@@ -118,3 +118,10 @@ export function canonicalAddress(address: string): string {
   const mapped = groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff;
   return mapped ? (embeddedIpv4(groups) as string) : canonicalIpv6(groups);
 }
+
+/** The address and, for IPv6 forms that carry one (NAT64, 6to4, compatible...), the IPv4 host it reaches. */
+export function addressForms(address: string): string[] {
+  const groups = ipv6Groups(address);
+  const inner = groups ? embeddedIpv4(groups) : undefined;
+  return inner === undefined ? [canonicalAddress(address)] : [canonicalAddress(address), inner];
+}

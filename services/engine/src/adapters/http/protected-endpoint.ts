@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { canonicalAddress, isLoopbackOrUnspecified } from './outbound-addresses.js';
+import { addressForms, canonicalAddress, isLoopbackOrUnspecified } from './outbound-addresses.js';
 
 /**
  * An endpoint no tenant may reach, whatever the outbound settings: the service's own database
@@ -30,7 +30,7 @@ const machineAddresses = (): Set<string> =>
   );
 
 const onThisMachine = (address: string, machine: Set<string>): boolean =>
-  isLoopbackOrUnspecified(address) || machine.has(canonicalAddress(address));
+  addressForms(address).some((form) => isLoopbackOrUnspecified(form) || machine.has(form));
 
 export class ProtectedEndpoint {
   private constructor(
@@ -69,6 +69,6 @@ export class ProtectedEndpoint {
     if (own.some((address) => onThisMachine(address, machine))) {
       return addresses.some((address) => onThisMachine(address, machine));
     }
-    return addresses.some((address) => own.includes(canonicalAddress(address)));
+    return addresses.some((address) => addressForms(address).some((form) => own.includes(form)));
   }
 }
