@@ -57,6 +57,8 @@ describe('API key decider', () => {
     ['another organization', issue({ organizationId: orgB }), 404],
     ['an organization that does not exist', issue({ organizationExists: false }), 404],
     ['a system key from an organization key', issue({ system: true }), 403],
+    ['any key from a key restricted to process ids', issue({}, { ...orgAdmin, processIds: [orgA] }), 403],
+    ['an empty processIds list, which must not mean "every process"', issue({ processIds: [] }), 400],
   ])('refuses %s', (_name, command, status) => {
     expect(given([]).when(command).status).toBe(status);
   });
@@ -80,6 +82,7 @@ describe('API key decider', () => {
     ]);
     expect(given([...issued, ...revoked]).when(revoke(orgAdmin)).status).toBe(404);
     expect(given([]).when(revoke(system)).status).toBe(404);
+    expect(given(issued).when(revoke({ ...orgAdmin, processIds: [orgA] })).status).toBe(403);
   });
 });
 
