@@ -152,10 +152,10 @@ async function loadRows(
 
 /** Column types of the recordset each upsert reads its rows from. */
 const EXECUTION_TYPES_SQL = `id uuid, process_id uuid, organization_id uuid, status text, started_at timestamptz,
-  completed_at timestamptz, duration_ms integer, error_message text, triggered_by_user_id text, trigger_node_id text,
+  completed_at timestamptz, duration_ms bigint, error_message text, triggered_by_user_id text, trigger_node_id text,
   attempt integer, failed_node_id text, failed_node_name text, input_data json, output_data json, graph_snapshot json`;
 const NODE_TYPES_SQL = `execution_id uuid, node_id text, position integer, node_name text, node_type text, status text,
-  started_at timestamptz, completed_at timestamptz, duration_ms integer, input_data json, output_data json,
+  started_at timestamptz, completed_at timestamptz, duration_ms bigint, input_data json, output_data json,
   error text, iterations integer`;
 
 /** The recordset reads JSON columns as json (one pass over the text); the tables hold jsonb. */

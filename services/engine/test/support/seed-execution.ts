@@ -5,13 +5,14 @@ import { snapshotOf } from '../../src/domain/graph/execution-graph.js';
 
 /**
  * Writes an execution's events as an engine that then died would have: through the engine's own
- * commit (events, read models, a lease that lapses at once), so engines find it orphaned.
+ * commit (events, read models, a lease that lapses at once unless `leaseMs` says otherwise), so
+ * engines find it orphaned.
  */
 export async function seedExecution(
   store: PostgresEventStore,
   process: ProcessRecord,
   events: (executionId: string, at: string) => ExecutionEvent[],
-  overrides: { maxRetries?: number } = {},
+  overrides: { maxRetries?: number; owner?: string; leaseMs?: number } = {},
 ): Promise<string> {
   const executionId = crypto.randomUUID();
   const at = new Date().toISOString();
@@ -34,7 +35,10 @@ export async function seedExecution(
     },
   };
   const metadata = { organizationId: process.organization_id, processId: process.id, correlationId: executionId };
-  const commit = postgresExecutionCommit(store, { owner: 'engine-that-died', leaseMs: 1 });
+  const commit = postgresExecutionCommit(store, {
+    owner: overrides.owner ?? 'engine-that-died',
+    leaseMs: overrides.leaseMs ?? 1,
+  });
   await commit([
     {
       streamId: `execution-${executionId}`,

@@ -1,5 +1,6 @@
 import { migrate, type Db, type Migration } from '@weft/event-store';
 import { errorWebhookDeliveriesMigration } from '../../projections/error-webhook-deliveries.js';
+import { longDurationsMigration } from '../../projections/long-durations-migration.js';
 import {
   ENGINE_MIGRATIONS_TABLE,
   engineMigrations as readModelMigrations,
@@ -8,13 +9,14 @@ import { errorWebhookQueueMigration } from './error-webhook-queue.js';
 import { executionLeaseMigration } from './execution-leases.js';
 import { parkedWaitsMigration } from './parked-waits.js';
 
-/** Every table the engine owns, in order: read models, leases, parked waits, error-webhook deliveries. */
+/** Every table the engine owns, in order: read models, leases, parked waits, error-webhook deliveries, then changes. */
 export const engineMigrations: Migration[] = [
   ...readModelMigrations,
   executionLeaseMigration,
   parkedWaitsMigration,
   errorWebhookQueueMigration,
   errorWebhookDeliveriesMigration,
+  longDurationsMigration,
 ];
 
 export const migrateEngineSchema = (db: Db): Promise<string[]> =>
