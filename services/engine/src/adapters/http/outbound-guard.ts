@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { Agent, buildConnector, fetch, Headers, type RequestInit, type Response } from 'undici';
 import { isMetadataAddress, isNonPublicAddress } from './outbound-addresses.js';
 import { systemResolver, type ProtectedEndpoint, type ResolvedAddress, type Resolver } from './protected-endpoint.js';
@@ -115,22 +115,13 @@ export class OutboundGuard {
 
   /** An undici Agent whose every new socket goes to an address resolveTarget just approved. */
   private pinnedDispatcher(): Agent {
-    if (this.dispatcher) return this.dispatcher;
-    const connectTo = buildConnector({});
-    this.dispatcher = new Agent({
+    this.dispatcher ??= new Agent({
       connect: (options, callback) => {
         const port = Number(options.port) || (options.protocol === 'https:' ? 443 : 80);
         this.resolveTarget(options.hostname, port).then(
-          ([first]) =>
-            connectTo(
-              {
-                ...options,
-                hostname: (first as ResolvedAddress).address,
-                // TLS still names and verifies the host the URL asked for.
-                servername: options.servername ?? (isIP(options.hostname) ? undefined : options.hostname),
-              },
-              callback,
-            ),
+          // The socket's lookup answers with the checked addresses only (all of them, for happy
+          // eyeballs); TLS still names and verifies the host the URL asked for.
+          (addresses) => buildConnector({ lookup: answerWith(addresses) })(options, callback),
           (error: Error) => callback(error, null),
         );
       },
@@ -138,6 +129,15 @@ export class OutboundGuard {
     return this.dispatcher;
   }
 }
+
+/** A net.connect lookup that never resolves again: it answers with addresses already checked. */
+const answerWith =
+  (addresses: ResolvedAddress[]): LookupFunction =>
+  (_hostname, options, callback) => {
+    if (options.all) return void callback(null, addresses);
+    const [first] = addresses as [ResolvedAddress];
+    callback(null, first.address, first.family);
+  };
 
 const lowerCased = (headers: RequestInit['headers']): Record<string, string> => {
   const result: Record<string, string> = {};
