@@ -289,6 +289,47 @@ describe.each(setups)('catalog through the gateway ($bus bus, $db)', ({ bus: bus
     ]);
   });
 
+  test('If-Match takes "7", W/"7" and 7; a stale one is a 409 naming currentRevision and changes nothing', async () => {
+    const org = await organization('Revisions');
+    const created = await http('POST', `/api/v1/processes/by-org/${org.id}`, org.key, { name: 'Revised' });
+    expect([created.status, created.body.revision, created.headers.etag]).toEqual([201, 1, '"1"']);
+    const id = created.body.id as string;
+    const addNode = (ifMatch: string, label: string) =>
+      http(
+        'POST',
+        `/api/v1/processes/${id}/nodes`,
+        org.key,
+        { type: 'waitNode', config: { label, seconds: 1 } },
+        { 'if-match': ifMatch },
+      );
+    const revision = async () => (await http('GET', `/api/v1/processes/by-id/${id}`, org.key)).body.revision as number;
+
+    expect((await addNode('1', 'Bare')).status).toBe(201);
+    expect(await revision()).toBe(2);
+    expect((await addNode('W/"2"', 'Weak')).status).toBe(201);
+    expect(await revision()).toBe(3);
+    expect((await addNode('"3"', 'Quoted')).status).toBe(201);
+    expect(await revision()).toBe(4);
+
+    for (const stale of ['3', 'W/"3"', '"1"']) {
+      const refused = await addNode(stale, `Stale ${stale}`);
+      expect([stale, refused.status, refused.headers['content-type']]).toEqual([
+        stale,
+        409,
+        expect.stringContaining('application/problem+json'),
+      ]);
+      expect(refused.body).toMatchObject({ status: 409, currentRevision: 4 });
+    }
+    expect((await addNode('seven', 'Bad')).status).toBe(400);
+    const after = (await http('GET', `/api/v1/processes/by-id/${id}`, org.key)).body;
+    expect(after.revision).toBe(4);
+    expect(after.nodes.map((node: { config: { label: string } }) => node.config.label)).toEqual([
+      'Bare',
+      'Weak',
+      'Quoted',
+    ]);
+  });
+
   test('the gateway serves every catalog route', async () => {
     // A gateway with its default routes, as main.ts starts it: each catalog route is registered.
     const ownDatabase = await openDatabase({ dataDir: 'memory://' });
