@@ -10,6 +10,7 @@ import {
   NatsBus,
   natsInboxPrefix,
   natsPasswordVariable,
+  type NatsSecurity,
   type NatsUser,
 } from '@weft/bus';
 import { createLogger } from '@weft/observability';
@@ -23,7 +24,7 @@ export interface AuthorizedNats {
   passwords: Record<NatsUser, string>;
   /** The WEFT_NATS_* variables a service running as `user` reads. */
   envFor(user: NatsUser): Record<string, string>;
-  connectAs(user: NatsUser, password?: string): Promise<NatsBus>;
+  connectAs(user: NatsUser, password?: string, security?: NatsSecurity): Promise<NatsBus>;
   stop(): Promise<void>;
 }
 
@@ -54,14 +55,15 @@ async function waitUntilListening(port: number, server: ChildProcess, output: ()
   throw new Error(`nats-server did not listen on ${port}: ${output()}`);
 }
 
-export async function startAuthorizedNats(authConf = AUTH_CONF): Promise<AuthorizedNats> {
+/** `extraConfig`: more server configuration, e.g. a `tls { ... }` block. */
+export async function startAuthorizedNats(extraConfig = ''): Promise<AuthorizedNats> {
   const dir = await mkdtemp(join(tmpdir(), 'weft-nats-auth-'));
   const port = await freePort();
   // An include is resolved beside the including file, so the auth file sits next to ours.
-  await copyFile(authConf, join(dir, 'auth.conf'));
+  await copyFile(AUTH_CONF, join(dir, 'auth.conf'));
   await writeFile(
     join(dir, 'nats.conf'),
-    `listen: 127.0.0.1:${port}\njetstream { store_dir: "${join(dir, 'jetstream')}" }\ninclude ./auth.conf\n`,
+    `listen: 127.0.0.1:${port}\njetstream { store_dir: "${join(dir, 'jetstream')}" }\ninclude ./auth.conf\n${extraConfig}\n`,
   );
   const passwords = Object.fromEntries(
     // nats-server parses the variable as a config value: a letter first keeps it a string (infra/README.md).
@@ -90,11 +92,11 @@ export async function startAuthorizedNats(authConf = AUTH_CONF): Promise<Authori
     url,
     passwords,
     envFor: (user) => ({ WEFT_NATS_URL: url, WEFT_NATS_USER: user, WEFT_NATS_PASSWORD: passwords[user] }),
-    connectAs: (user, password = passwords[user]) =>
+    connectAs: (user, password = passwords[user], security = {}) =>
       NatsBus.connect({
         servers: url,
         name: `test-${user}`,
-        security: { user, password },
+        security: { ...security, user, password },
         inboxPrefix: natsInboxPrefix(user),
         // The refusals the tests provoke are logged as errors otherwise.
         logger: createLogger(`test-${user}`, { level: 'silent' }),
