@@ -158,8 +158,27 @@ const NODE_TYPES_SQL = `execution_id uuid, node_id text, position integer, node_
   started_at timestamptz, completed_at timestamptz, duration_ms bigint, input_data json, output_data json,
   error text, iterations integer`;
 
-/** The recordset reads JSON columns as json (one pass over the text); the tables hold jsonb. */
-const selected = (column: string): string => (KEPT_WHEN_NULL.has(column) ? `${column}::jsonb` : column);
+/**
+ * The recordset reads JSON columns as json (one pass over the text); the tables hold jsonb. A
+ * large JSON column the row carries as JSON null comes with a flag and is stored as jsonb null,
+ * so it replaces an earlier value; SQL NULL stays "not carried" (kept by COALESCE below).
+ */
+const nullFlag = (column: string): string => `${column}_is_null`;
+const selected = (column: string): string =>
+  KEPT_WHEN_NULL.has(column)
+    ? `CASE WHEN r.${nullFlag(column)} THEN 'null'::jsonb ELSE r.${column}::jsonb END`
+    : column;
+
+/** The row as sent: a flag beside each large JSON column that is JSON null (copied only then). */
+const flaggingNulls =
+  (kept: readonly string[]) =>
+  (row: object): object => {
+    let flagged: Record<string, unknown> | undefined;
+    for (const column of kept) {
+      if ((row as Record<string, unknown>)[column] === null) (flagged ??= { ...row })[nullFlag(column)] = true;
+    }
+    return flagged ?? row;
+  };
 
 /** `SET` list of an upsert: the large JSON columns keep their value when the row carries none. */
 const updateSet = (table: string, columns: readonly string[]): string =>
@@ -169,16 +188,18 @@ const updateSet = (table: string, columns: readonly string[]): string =>
 
 /**
  * One multi-row upsert per table. The rows travel as one JSON array parameter (JSON columns
- * nested, so each value is stringified once; null and undefined both arrive as SQL NULL, as
- * before), not as one parameter per cell.
+ * nested, so each value is stringified once; undefined arrives as SQL NULL, JSON null of a large
+ * JSON column as its flag), not as one parameter per cell.
  */
-const upsertStatement =
-  (table: string, key: string, columns: readonly string[], types: string) =>
-  (rows: readonly object[]): RawBuilder<unknown> =>
+const upsertStatement = (table: string, key: string, columns: readonly string[], types: string) => {
+  const kept = columns.filter((column) => KEPT_WHEN_NULL.has(column));
+  const flagTypes = kept.map((column) => `, ${nullFlag(column)} boolean`).join('');
+  return (rows: readonly object[]): RawBuilder<unknown> =>
     sql`INSERT INTO ${sql.raw(`${table} (${key}, ${columns.join(', ')})`)}
-      SELECT ${sql.raw(`${key}, ${columns.map(selected).join(', ')}`)} FROM json_to_recordset(${JSON.stringify(rows)}::json)
-        AS r(${sql.raw(types)})
+      SELECT ${sql.raw(`${key}, ${columns.map(selected).join(', ')}`)} FROM json_to_recordset(${JSON.stringify(rows.map(flaggingNulls(kept)))}::json)
+        AS r(${sql.raw(types + flagTypes)})
       ON CONFLICT (${sql.raw(key)}) DO UPDATE SET ${sql.raw(updateSet(table, columns))}`;
+};
 
 const upsertExecutions = upsertStatement('engine_executions', 'id', EXECUTION_COLUMNS, EXECUTION_TYPES_SQL);
 const upsertNodes = upsertStatement('engine_node_states', 'execution_id, node_id', NODE_COLUMNS, NODE_TYPES_SQL);
