@@ -23,24 +23,47 @@ export function exceedsDepth(value: unknown, limit: number): boolean {
 const hasOwn = (node: object, key: string): boolean => Object.prototype.hasOwnProperty.call(node, key);
 const pointerToken = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
+/** The quick text test of secure-json-parse: only a body that may hold the keys is walked. */
+const SUSPECT_PROTO =
+  /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
+const SUSPECT_CONSTRUCTOR =
+  /"(?:c|\\u0063)(?:o|\\u006[Ff])(?:n|\\u006[Ee])(?:s|\\u0073)(?:t|\\u0074)(?:r|\\u0072)(?:u|\\u0075)(?:c|\\u0063)(?:t|\\u0074)(?:o|\\u006[Ff])(?:r|\\u0072)"\s*:/;
+
+interface Visit {
+  node: object;
+  key: string;
+  parent: Visit | undefined;
+}
+
+const pathOf = (visit: Visit, last: string): string => {
+  const keys = [last];
+  for (let at: Visit | undefined = visit; at?.parent; at = at.parent) keys.push(pointerToken(at.key));
+  return `/${keys.reverse().join('/')}`;
+};
+
 /**
  * Where a document holds `__proto__`, or `constructor.prototype`: the keys that would replace an
  * object's prototype once merged into another object. Refused like Fastify's own parser does
- * (secure-json-parse with protoAction and constructorAction "error"). Walks without recursion.
+ * (secure-json-parse with protoAction and constructorAction "error"). Walks without recursion and
+ * builds a path only for what it finds.
  */
 export function prototypePoisoningPath(value: unknown): string | undefined {
-  const stack: Array<{ node: unknown; path: string }> = [{ node: value, path: '' }];
+  if (value === null || typeof value !== 'object') return undefined;
+  const stack: Visit[] = [{ node: value, key: '', parent: undefined }];
   while (stack.length > 0) {
-    const { node, path } = stack.pop()!;
-    if (node === null || typeof node !== 'object') continue;
+    const visit = stack.pop()!;
+    const { node } = visit;
     if (!Array.isArray(node)) {
-      if (hasOwn(node, '__proto__')) return `${path}/__proto__`;
+      if (hasOwn(node, '__proto__')) return pathOf(visit, '__proto__');
       const constructor: unknown = (node as Record<string, unknown>).constructor;
       if (hasOwn(node, 'constructor') && constructor !== null && typeof constructor === 'object') {
-        if (hasOwn(constructor, 'prototype')) return `${path}/constructor/prototype`;
+        if (hasOwn(constructor, 'prototype')) return pathOf(visit, 'constructor/prototype');
       }
     }
-    for (const [key, child] of Object.entries(node)) stack.push({ node: child, path: `${path}/${pointerToken(key)}` });
+    for (const key of Object.keys(node)) {
+      const child: unknown = (node as Record<string, unknown>)[key];
+      if (child !== null && typeof child === 'object') stack.push({ node: child, key, parent: visit });
+    }
   }
   return undefined;
 }
@@ -58,7 +81,8 @@ export function parseJsonBody(text: string): unknown {
       { path: '/', message: `must not be nested deeper than ${MAX_JSON_DEPTH} levels` },
     ]);
   }
-  const poisoned = prototypePoisoningPath(parsed);
+  const suspect = SUSPECT_PROTO.test(text) || SUSPECT_CONSTRUCTOR.test(text);
+  const poisoned = suspect ? prototypePoisoningPath(parsed) : undefined;
   if (poisoned !== undefined) {
     throw badRequest('the body contains a forbidden prototype property', [
       { path: poisoned, message: 'must not be __proto__ or constructor.prototype' },
