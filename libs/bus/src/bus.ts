@@ -44,15 +44,33 @@ export interface WorkMessage<P> {
   deliveryCount: number;
 }
 
-export interface ConsumeOptions {
+export interface ConsumeOptions<P = unknown> {
   /** Durable consumer name; consumers with the same name share the work. */
   durable: string;
   concurrency?: number;
   /** Redelivered when not acked within this time. */
   ackWaitMs?: number;
-  maxDeliver?: number;
+  /** Without it a failing message is retried for ever (with backoff): never dropped silently. */
+  deadLetter?: DeadLetter<P>;
   /** Delay before a message whose handler threw is delivered again; doubles per attempt. Default 1000. */
   retryDelayMs?: number;
+  /** Downstream capacity: no message is taken from the queue while the gate has no free slot. */
+  gate?: ConsumeGate;
+}
+
+/** Where a message goes once its handler failed `afterDeliveries` times. */
+export interface DeadLetter<P> {
+  afterDeliveries: number;
+  /** Records the message elsewhere (it is then acked); a throw keeps it queued for a later try. */
+  record(message: WorkMessage<P>, error: unknown): Promise<void>;
+}
+
+/** A counting gate: a message holds a slot from the moment it is taken until its handler settles. */
+export interface ConsumeGate {
+  /** A slot's release function, or undefined when none is free. */
+  tryTake(): (() => void) | undefined;
+  /** Resolves once a slot may be free. */
+  whenFree(): Promise<void>;
 }
 
 /** The stream of an event family: its name and the wildcard of every subject it stores. */
@@ -86,7 +104,7 @@ export interface Bus {
   /** Resolve to ack; throw to have the message redelivered later. */
   consume<P>(
     spec: WorkQueueSpec<P>,
-    options: ConsumeOptions,
+    options: ConsumeOptions<P>,
     handler: (message: WorkMessage<P>) => Promise<void>,
   ): Promise<Subscription>;
   isReady(): Promise<boolean>;

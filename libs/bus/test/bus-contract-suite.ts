@@ -301,18 +301,18 @@ export function describeBusContract(name: string, harness: BusHarness): void {
           for (const wake of waiting.splice(0)) wake();
         };
         const handled = collector<number>(2);
-        const gateAsked = signal();
-        const asking = gate.tryTake;
-        gate.tryTake = () => {
-          gateAsked.resolve();
-          return asking();
+        const waitingForGate = signal();
+        const waitFree = gate.whenFree;
+        gate.whenFree = () => {
+          waitingForGate.resolve();
+          return waitFree();
         };
         await bus.consume(spec, { durable: 'gated', concurrency: 8, gate }, async (message) => {
           handled.add(message.payload.job);
         });
         await bus.enqueue(spec, { job: 1 });
         await bus.enqueue(spec, { job: 2 });
-        await gateAsked.promise;
+        await waitingForGate.promise;
         // Closed gate: both stay queued, whatever the handler concurrency.
         expect(handled.items).toEqual([]);
         open(1);

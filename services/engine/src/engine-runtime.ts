@@ -15,12 +15,15 @@ import type { BlobSink } from './adapters/nodes/integration-node.js';
 import { migrateEngineSchema } from './adapters/postgres/engine-schema.js';
 import { postgresExecutionCommit } from './adapters/postgres/execution-commit.js';
 import { PostgresErrorWebhookQueue } from './adapters/postgres/error-webhook-queue.js';
+import { PostgresExecutionDeadLetters } from './adapters/postgres/execution-dead-letters.js';
 import { PostgresExecutionLeases } from './adapters/postgres/execution-leases.js';
 import { PostgresParkedWaits } from './adapters/postgres/parked-waits.js';
 import type { ProcessDirectory } from './application/engine-ports.js';
 import { ExecutionApi } from './application/execution-api.js';
 import type { ErrorWebhookPolicy } from './application/error-webhook-deliveries.js';
 import { ExecutionEngine } from './application/execution-engine.js';
+import { ExecutionSlots } from './application/execution-slots.js';
+import { UndeliverableRequests } from './application/undeliverable-requests.js';
 import { finishedAmong } from './projections/execution-queries.js';
 import { executionsProjection } from './projections/executions-projection.js';
 
@@ -35,6 +38,8 @@ export interface EngineDeps {
 export interface EngineOptions {
   /** Execution requests handled at once by this replica; default 64. */
   concurrency?: number;
+  /** Overrides of WEFT_ENGINE_MAX_RUNNING_EXECUTIONS, WEFT_EXECUTION_MAX_DELIVER, WEFT_SCRIPT_* (tests). */
+  limits?: Partial<WeftConfig['engineLimits']>;
   /** How long a lease lasts without renewal before another engine resumes the execution; default 15 s. */
   leaseMs?: number;
   /** Lease renewal and orphan scan period; default leaseMs / 3. */
@@ -64,6 +69,9 @@ export class EngineRuntime {
     private readonly palette: NodePalette,
     private readonly deps: EngineDeps,
     private readonly logger: Logger,
+    private readonly undeliverable: UndeliverableRequests,
+    /** Requests that failed every delivery and whose process could not be loaded (replay from here). */
+    readonly deadLetters: PostgresExecutionDeadLetters,
     private readonly ownBlobs?: BlobStorage,
   ) {}
 
@@ -122,6 +130,7 @@ export class EngineRuntime {
       logger,
       retryDelayMs: options.retryDelayMs,
       commit: deps.store instanceof PostgresEventStore ? postgresExecutionCommit(deps.store, leases) : undefined,
+      slots: new ExecutionSlots(limitsOf(deps).maxRunningExecutions),
       leasesFollowEvents: ownCommit,
       maintenanceMs: options.maintenanceMs ?? Math.max(100, Math.floor(leaseMs / 3)),
       maxNodeConfigBytes: deps.config.nodeConfigMaxBytes,
@@ -132,7 +141,18 @@ export class EngineRuntime {
       directory,
       enqueue: (request) => deps.bus.enqueue(queue, request, { msgId: request.executionId }),
     });
-    return new EngineRuntime(engine, api, palette, deps, logger, ownBlobs);
+    const deadLetters = new PostgresExecutionDeadLetters(deps.store.db);
+    const undeliverable = new UndeliverableRequests({
+      directory,
+      commit:
+        deps.store instanceof PostgresEventStore
+          ? postgresExecutionCommit(deps.store, leases)
+          : async (batch) => void (await deps.store.appendMany(batch)),
+      deadLetters,
+      logger,
+      now: options.now,
+    });
+    return new EngineRuntime(engine, api, palette, deps, logger, undeliverable, deadLetters, ownBlobs);
   }
 
   /** Starts taking execution requests and resuming executions orphaned by dead engines. */
@@ -141,6 +161,8 @@ export class EngineRuntime {
     this.consumer = await consumeExecutionRequests(this.deps.bus, this.engine, this.logger, {
       concurrency: this.deps.options?.concurrency,
       queue: this.deps.options?.queue,
+      undeliverable: this.undeliverable,
+      maxDeliver: limitsOf(this.deps).executionMaxDeliver,
     });
     this.engine.startMaintenance();
   }
@@ -153,6 +175,11 @@ export class EngineRuntime {
     await this.ownBlobs?.close();
   }
 }
+
+const limitsOf = (deps: EngineDeps): WeftConfig['engineLimits'] => ({
+  ...deps.config.engineLimits,
+  ...deps.options?.limits,
+});
 
 /** The retry policy fields of the test overrides (the others configure the sender). */
 function policyOverrides(options: EngineOptions['errorWebhook']): Partial<ErrorWebhookPolicy> {

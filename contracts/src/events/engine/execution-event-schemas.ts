@@ -110,6 +110,7 @@ export const executionEventSchemas: Record<ExecutionEventType, { schemaVersion: 
       attempt: { type: 'integer', minimum: 1 },
       completedAt: time,
       durationSeconds: { type: 'number', minimum: 0 },
+      deliveryCount: { type: 'integer', minimum: 1 },
     }),
   },
   ExecutionTimedOut: {

@@ -95,6 +95,8 @@ export interface ExecutionFailedData {
   attempt: number;
   completedAt: string;
   durationSeconds: number;
+  /** Set when the execution's request failed this many deliveries and could never start. */
+  deliveryCount?: number;
 }
 
 export interface ExecutionTimedOutData {

@@ -27,6 +27,7 @@ import { AppendRefusedError, ExecutionEventWriter, type CommitBatch } from './ex
 import { commandsAfterRefusedAppend } from './refused-append.js';
 import { assertStorableInput } from './storable-input.js';
 import { ExecutionRun } from './execution-run.js';
+import { ExecutionSlots } from './execution-slots.js';
 import { runGraph, type CompletedNode, type RunOutcome } from './graph-runner.js';
 import { armTimer, sleepUntil } from './long-timer.js';
 import { WaitParking } from './wait-parking.js';
@@ -65,6 +66,8 @@ export interface ExecutionEngineDeps {
   leasesFollowEvents?: boolean;
   /** Lease renewal and orphan scan period; default 5 s. */
   maintenanceMs?: number;
+  /** Caps the executions running here (started, waiting, resumed); default no cap. */
+  slots?: ExecutionSlots;
   /** Largest a node's config may grow when its templates are resolved; default 16 MiB. */
   maxNodeConfigBytes?: number;
 }
@@ -99,8 +102,11 @@ export class ExecutionEngine {
   private readonly deliveries: ErrorWebhookDeliveries;
   private maintenance: NodeJS.Timeout | undefined;
   private stopping = false;
+  /** Every launched run holds one; the request consumer pulls only while one is free. */
+  readonly slots: ExecutionSlots;
 
   constructor(private readonly deps: ExecutionEngineDeps) {
+    this.slots = deps.slots ?? new ExecutionSlots();
     this.writer = new ExecutionEventWriter(deps.commit ?? (async (batch) => void (await deps.store.appendMany(batch))));
     this.now = deps.now ?? (() => new Date());
     this.deliveries = new ErrorWebhookDeliveries({
@@ -173,17 +179,24 @@ export class ExecutionEngine {
   /** Claims a lapsed lease and resumes; the lease is released again when the resume fails. */
   private async takeOver(executionId: string, stillDue?: () => Promise<boolean>): Promise<boolean> {
     if (this.stopping || this.active.has(executionId)) return false;
-    if (!(await this.deps.leases.claimLapsed(executionId))) return false;
+    // A resume needs a free slot like a new start; without one the next scan tries again.
+    const slot = this.slots.tryTake();
+    if (!slot) return false;
     try {
-      if (stillDue && !(await stillDue())) {
-        await this.deps.leases.release(executionId);
+      if (!(await this.deps.leases.claimLapsed(executionId))) return false;
+      try {
+        if (stillDue && !(await stillDue())) {
+          await this.deps.leases.release(executionId);
+          return false;
+        }
+        return await this.resume(executionId);
+      } catch (error) {
+        this.deps.logger.warn({ err: error, executionId }, 'resume failed, lease released');
+        await this.deps.leases.release(executionId).catch(() => undefined);
         return false;
       }
-      return await this.resume(executionId);
-    } catch (error) {
-      this.deps.logger.warn({ err: error, executionId }, 'resume failed, lease released');
-      await this.deps.leases.release(executionId).catch(() => undefined);
-      return false;
+    } finally {
+      slot();
     }
   }
 
@@ -433,6 +446,7 @@ export class ExecutionEngine {
     const controller = new AbortController();
     const active: ActiveExecution = { run, controller, done: Promise.resolve() };
     this.active.set(run.executionId, active);
+    const releaseSlot = this.slots.take();
     const started = run.state.started!;
     active.done = withSpan(
       `execution ${started.processId}`,
@@ -448,6 +462,7 @@ export class ExecutionEngine {
       )
       .finally(() => {
         this.active.delete(run.executionId);
+        releaseSlot();
         // A run parked or handed over is not finished: waiters poll the read model for it instead.
         if (isFinished(run.state)) for (const waiter of [...(this.finishWaiters.get(run.executionId) ?? [])]) waiter();
       });

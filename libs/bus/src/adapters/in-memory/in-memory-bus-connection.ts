@@ -58,7 +58,7 @@ export class InMemoryBusConnection implements Bus {
 
   consume<P>(
     spec: WorkQueueSpec<P>,
-    options: ConsumeOptions,
+    options: ConsumeOptions<P>,
     handler: (message: WorkMessage<P>) => Promise<void>,
   ): Promise<Subscription> {
     this.assertOpen();

@@ -77,7 +77,7 @@ export class InMemoryBus implements Bus {
 
   async consume<P>(
     spec: WorkQueueSpec<P>,
-    options: ConsumeOptions,
+    options: ConsumeOptions<P>,
     handler: (message: WorkMessage<P>) => Promise<void>,
   ): Promise<Subscription> {
     this.assertOpen();

@@ -2,6 +2,7 @@ import type { WorkQueueSpec } from '@weft/contracts';
 import { extractTraceContext, withSpan, type Logger } from '@weft/observability';
 import type { ConsumeOptions, SendOptions, Subscription, WorkMessage } from '../../bus.js';
 import { DEFAULT_RETRY_DELAY_MS, retryDelayMs } from '../../bus-defaults.js';
+import { deadLettered } from '../../dead-letter.js';
 import { InFlight } from '../../in-flight.js';
 import { jsonCopy } from '../../json-payload.js';
 import { messageContext, outgoingHeaders } from '../../message-headers.js';
@@ -20,6 +21,8 @@ interface WorkConsumer {
   handler: (message: WorkMessage<unknown>) => Promise<void>;
   running: number;
   inFlight: InFlight;
+  /** Set while the consumer's gate is closed and a pump is promised for when it opens. */
+  awaitingGate?: boolean;
 }
 
 interface WorkQueue {
@@ -60,12 +63,12 @@ export class InMemoryWorkQueues {
 
   consume<P>(
     spec: WorkQueueSpec<P>,
-    options: ConsumeOptions,
+    options: ConsumeOptions<P>,
     handler: (message: WorkMessage<P>) => Promise<void>,
   ): Subscription {
     const queue = this.queue(spec);
     const consumer: WorkConsumer = {
-      options,
+      options: options,
       handler: handler as (message: WorkMessage<unknown>) => Promise<void>,
       running: 0,
       inFlight: new InFlight(),
@@ -103,28 +106,46 @@ export class InMemoryWorkQueues {
         nextAvailableAt = Math.min(nextAvailableAt, item.availableAt);
         continue;
       }
-      const consumer = this.freeConsumer(queue);
-      if (!consumer) return;
-      void this.inFlight.track(consumer.inFlight.track(this.run(queue, consumer, item)));
+      const taken = this.freeConsumer(queue);
+      if (!taken) return;
+      const { consumer, releaseSlot } = taken;
+      void this.inFlight.track(consumer.inFlight.track(this.run(queue, consumer, item, releaseSlot)));
     }
     if (nextAvailableAt !== Infinity) this.timers.after(nextAvailableAt - now, () => this.pump(queue));
   }
 
-  private freeConsumer(queue: WorkQueue): WorkConsumer | undefined {
+  /** A consumer with a free handler slot and an open gate; a closed gate pumps again once it opens. */
+  private freeConsumer(queue: WorkQueue): { consumer: WorkConsumer; releaseSlot: () => void } | undefined {
     for (let offset = 0; offset < queue.consumers.length; offset += 1) {
       const consumer = queue.consumers[(queue.next + offset) % queue.consumers.length];
-      if (consumer && consumer.running < Math.max(1, consumer.options.concurrency ?? 1)) {
-        queue.next = (queue.next + offset + 1) % queue.consumers.length;
-        return consumer;
+      if (!consumer || consumer.running >= Math.max(1, consumer.options.concurrency ?? 1)) continue;
+      const gate = consumer.options.gate;
+      const releaseSlot = gate ? gate.tryTake() : () => undefined;
+      if (!releaseSlot) {
+        if (gate && !consumer.awaitingGate) {
+          consumer.awaitingGate = true;
+          void gate.whenFree().then(() => {
+            consumer.awaitingGate = false;
+            this.pump(queue);
+          });
+        }
+        continue;
       }
+      queue.next = (queue.next + offset + 1) % queue.consumers.length;
+      return { consumer, releaseSlot };
     }
     return undefined;
   }
 
-  private async run(queue: WorkQueue, consumer: WorkConsumer, item: WorkItem): Promise<void> {
+  private async run(queue: WorkQueue, consumer: WorkConsumer, item: WorkItem, releaseSlot: () => void): Promise<void> {
     item.running = true;
     item.deliveryCount += 1;
     consumer.running += 1;
+    const message = (): WorkMessage<unknown> => ({
+      payload: jsonCopy(item.payload),
+      context: messageContext({ ...item.headers }),
+      deliveryCount: item.deliveryCount,
+    });
     try {
       await Promise.resolve();
       await withSpan(
@@ -134,27 +155,26 @@ export class InMemoryWorkQueues {
           'messaging.destination.name': queue.subject,
           'messaging.delivery_count': item.deliveryCount,
         },
-        () =>
-          consumer.handler({
-            payload: jsonCopy(item.payload),
-            context: messageContext({ ...item.headers }),
-            deliveryCount: item.deliveryCount,
-          }),
+        () => consumer.handler(message()),
         { kind: 'consumer', parent: extractTraceContext(item.headers) },
       );
       queue.items = queue.items.filter((candidate) => candidate !== item);
     } catch (error) {
-      const { maxDeliver, retryDelayMs: baseDelay } = consumer.options;
-      const lastAttempt = maxDeliver !== undefined && item.deliveryCount >= maxDeliver;
+      const { deadLetter, retryDelayMs: baseDelay } = consumer.options;
+      const lastAttempt = deadLetter !== undefined && item.deliveryCount >= deadLetter.afterDeliveries;
       this.logger.error(
         { err: error, subject: queue.subject, deliveryCount: item.deliveryCount, lastAttempt },
         'work message failed',
       );
-      if (lastAttempt) queue.items = queue.items.filter((candidate) => candidate !== item);
-      else item.availableAt = Date.now() + retryDelayMs(baseDelay ?? DEFAULT_RETRY_DELAY_MS, item.deliveryCount);
+      if (lastAttempt && (await deadLettered(deadLetter, message(), error, this.logger))) {
+        queue.items = queue.items.filter((candidate) => candidate !== item);
+      } else {
+        item.availableAt = Date.now() + retryDelayMs(baseDelay ?? DEFAULT_RETRY_DELAY_MS, item.deliveryCount);
+      }
     } finally {
       item.running = false;
       consumer.running -= 1;
+      releaseSlot();
       this.pump(queue);
     }
   }

@@ -108,7 +108,7 @@ export class NatsBus implements Bus {
 
   async consume<P>(
     spec: WorkQueueSpec<P>,
-    options: ConsumeOptions,
+    options: ConsumeOptions<P>,
     handler: (message: WorkMessage<P>) => Promise<void>,
   ): Promise<Subscription> {
     return this.track(await jetStreamConsume(this.js, this.streams, spec, options, handler, this.logger));

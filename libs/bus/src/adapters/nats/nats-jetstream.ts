@@ -2,10 +2,12 @@ import type { ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstrea
 import type { WorkQueueSpec } from '@weft/contracts';
 import { extractTraceContext, withSpan, type Logger } from '@weft/observability';
 import type { ConsumeOptions, PublishedEvent, SendOptions, Subscription, WorkMessage } from '../../bus.js';
+import { deadLettered } from '../../dead-letter.js';
 import { InFlight } from '../../in-flight.js';
 import { decodeJson, encodeJson } from '../../json-payload.js';
 import { messageContext, outgoingHeaders } from '../../message-headers.js';
 import { DEFAULT_ACK_WAIT_MS, DEFAULT_RETRY_DELAY_MS, retryDelayMs } from '../../bus-defaults.js';
+import { gatedPullLoop } from './gated-pull-loop.js';
 import { fromNatsHeaders, toNatsHeaders } from './nats-headers.js';
 import type { NatsStreams } from './nats-streams.js';
 
@@ -120,47 +122,54 @@ export async function jetStreamConsume<P>(
   js: JetStreamClient,
   streams: NatsStreams,
   spec: WorkQueueSpec<P>,
-  options: ConsumeOptions,
+  options: ConsumeOptions<P>,
   handler: (message: WorkMessage<P>) => Promise<void>,
   logger: Logger,
 ): Promise<Subscription> {
   const ackWaitMs = options.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
   await streams.ensureWorkQueueStream(spec.stream, spec.subject);
+  // No server-side max_deliver: the server would stop redelivering a message nobody recorded.
   await streams.ensureDurableConsumer(spec.stream, {
     durable: options.durable,
     filterSubject: spec.subject,
     ackWaitMs,
-    maxDeliver: options.maxDeliver,
   });
-  return pullLoop(js, {
+  const loopOptions = {
     stream: spec.stream,
     durable: options.durable,
     concurrency: Math.max(1, options.concurrency ?? 1),
     logger,
-    handle: async (msg) => {
+    handle: async (msg: JsMsg) => {
       const headers = fromNatsHeaders(msg.headers);
       const deliveryCount = msg.info.deliveryCount;
+      const message = (): WorkMessage<P> => ({
+        payload: decodeJson<P>(msg.data),
+        context: messageContext(headers),
+        deliveryCount,
+      });
       // Long work keeps its lease: tell the server we are still at it before ack_wait runs out.
       const keepAlive = setInterval(() => safely(logger, () => msg.working()), Math.max(100, ackWaitMs / 2));
       try {
         await withSpan(
           `consume ${spec.subject}`,
           { ...spanAttributes(spec.subject), 'messaging.delivery_count': deliveryCount },
-          () => handler({ payload: decodeJson<P>(msg.data), context: messageContext(headers), deliveryCount }),
+          () => handler(message()),
           { kind: 'consumer', parent: extractTraceContext(headers) },
         );
         safely(logger, () => msg.ack());
       } catch (error) {
-        const lastAttempt = options.maxDeliver !== undefined && deliveryCount >= options.maxDeliver;
+        const { deadLetter } = options;
+        const lastAttempt = deadLetter !== undefined && deliveryCount >= deadLetter.afterDeliveries;
         logger.error({ err: error, subject: spec.subject, deliveryCount, lastAttempt }, 'work message failed');
-        safely(logger, () =>
-          lastAttempt
-            ? msg.term('max deliveries reached')
-            : msg.nak(retryDelayMs(options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS, deliveryCount)),
-        );
+        if (lastAttempt && (await deadLettered(deadLetter, message(), error, logger))) {
+          safely(logger, () => msg.ack());
+        } else {
+          safely(logger, () => msg.nak(retryDelayMs(options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS, deliveryCount)));
+        }
       } finally {
         clearInterval(keepAlive);
       }
     },
-  });
+  };
+  return options.gate ? gatedPullLoop(js, { ...loopOptions, gate: options.gate }) : pullLoop(js, loopOptions);
 }

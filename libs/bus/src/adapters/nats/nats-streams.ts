@@ -32,7 +32,7 @@ export class NatsStreams {
 
   ensureDurableConsumer(
     stream: string,
-    config: { durable: string; filterSubject: string; ackWaitMs: number; maxDeliver?: number },
+    config: { durable: string; filterSubject: string; ackWaitMs: number },
   ): Promise<void> {
     const key = `consumer:${stream}:${config.durable}`;
     return this.ensured.get(key) ?? this.remember(key, this.addConsumer(stream, config));
@@ -40,7 +40,7 @@ export class NatsStreams {
 
   private async addConsumer(
     stream: string,
-    config: { durable: string; filterSubject: string; ackWaitMs: number; maxDeliver?: number },
+    config: { durable: string; filterSubject: string; ackWaitMs: number },
   ): Promise<void> {
     try {
       await this.jsm.consumers.add(stream, {
@@ -49,11 +49,16 @@ export class NatsStreams {
         ack_policy: AckPolicy.Explicit,
         deliver_policy: DeliverPolicy.All,
         ack_wait: nanos(config.ackWaitMs),
-        max_deliver: config.maxDeliver ?? -1,
+        max_deliver: -1,
       });
     } catch (error) {
       // Already created by another replica (possibly with other settings, which then stay).
       if (!(await this.exists(() => this.jsm.consumers.info(stream, config.durable)))) throw error;
+      const info = await this.jsm.consumers.info(stream, config.durable);
+      // Consumers of older releases gave up after 20 deliveries on the server, where nobody records it.
+      if (info.config.max_deliver !== undefined && info.config.max_deliver > 0) {
+        await this.jsm.consumers.update(stream, config.durable, { max_deliver: -1 });
+      }
     }
   }
 

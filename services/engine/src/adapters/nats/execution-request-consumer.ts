@@ -2,19 +2,28 @@ import { engineQueues, ProblemError, type ExecutionRequest, type WorkQueueSpec }
 import type { Bus, Subscription } from '@weft/bus';
 import type { Logger } from '@weft/observability';
 import type { ExecutionEngine } from '../../application/execution-engine.js';
+import type { UndeliverableRequests } from '../../application/undeliverable-requests.js';
 
 /**
  * Takes execution requests from the work queue. A message is acked (handler resolves) once its
  * ExecutionStarted is stored; a request that can never run (unknown process, bad input node) is
- * acked and logged; anything else (catalog or database down) is redelivered later.
+ * acked and logged; anything else (catalog or database down) is redelivered later, and after
+ * `maxDeliver` failed deliveries recorded as a failed execution or dead letter, never dropped.
+ * Nothing is pulled while the engine runs its limit of executions: requests wait in the queue.
  */
 export const EXECUTION_CONSUMER = 'engine-executions';
+export const DEFAULT_EXECUTION_MAX_DELIVER = 20;
 
 export function consumeExecutionRequests(
   bus: Bus,
   engine: ExecutionEngine,
   logger: Logger,
-  options: { concurrency?: number; queue?: { spec: WorkQueueSpec<ExecutionRequest>; durable: string } } = {},
+  options: {
+    undeliverable: UndeliverableRequests;
+    concurrency?: number;
+    maxDeliver?: number;
+    queue?: { spec: WorkQueueSpec<ExecutionRequest>; durable: string };
+  },
 ): Promise<Subscription> {
   return bus.consume(
     options.queue?.spec ?? engineQueues.executionRequests,
@@ -22,7 +31,12 @@ export function consumeExecutionRequests(
       durable: options.queue?.durable ?? EXECUTION_CONSUMER,
       concurrency: options.concurrency ?? 64,
       ackWaitMs: 30_000,
-      maxDeliver: 20,
+      gate: engine.slots,
+      deadLetter: {
+        afterDeliveries: options.maxDeliver ?? DEFAULT_EXECUTION_MAX_DELIVER,
+        record: async (message, error) =>
+          void (await options.undeliverable.record(message.payload, error, message.deliveryCount)),
+      },
     },
     async (message) => {
       try {

@@ -6,6 +6,7 @@ import {
   engineMigrations as readModelMigrations,
 } from '../../projections/execution-read-model-migrations.js';
 import { errorWebhookQueueMigration } from './error-webhook-queue.js';
+import { executionDeadLetterMigration } from './execution-dead-letters.js';
 import { executionLeaseMigration } from './execution-leases.js';
 import { parkedWaitsMigration } from './parked-waits.js';
 
@@ -17,6 +18,7 @@ export const engineMigrations: Migration[] = [
   errorWebhookQueueMigration,
   errorWebhookDeliveriesMigration,
   longDurationsMigration,
+  executionDeadLetterMigration,
 ];
 
 export const migrateEngineSchema = (db: Db): Promise<string[]> =>

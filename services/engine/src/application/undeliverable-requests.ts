@@ -1,0 +1,128 @@
+import type { ExecutionRequest, ProcessRecord } from '@weft/contracts';
+import { WrongExpectedVersionError, type EventMetadata, type NewEvent } from '@weft/event-store';
+import type { Logger } from '@weft/observability';
+import { decide } from '../domain/execution/decide.js';
+import { executionStreamId, type ExecutionEvent } from '../domain/execution/events.js';
+import { foldExecution, initialExecutionState } from '../domain/execution/state.js';
+import { snapshotOf } from '../domain/graph/execution-graph.js';
+import { chooseTriggerNode } from '../domain/graph/trigger-node.js';
+import type { ProcessDirectory } from './engine-ports.js';
+import type { CommitBatch } from './execution-event-writer.js';
+
+/** A request kept for an operator to replay (docs/engine.md, "Undeliverable requests"). */
+export interface DeadLetteredRequest {
+  request: ExecutionRequest;
+  error: string;
+  deliveryCount: number;
+}
+
+export interface ExecutionDeadLetters {
+  add(entry: DeadLetteredRequest): Promise<void>;
+}
+
+export interface UndeliverableRequestsDeps {
+  directory: ProcessDirectory;
+  /** The engine's commit, so the read model (GET execution) and leases follow the events. */
+  commit: CommitBatch;
+  deadLetters: ExecutionDeadLetters;
+  logger: Logger;
+  now?: () => Date;
+}
+
+const DEFAULT_TIMEOUT_SECONDS = 300;
+const MAX_CAUSE_CHARS = 2000;
+
+const causeOf = (error: unknown): string =>
+  (error instanceof Error ? error.message : String(error)).slice(0, MAX_CAUSE_CHARS);
+
+/**
+ * An execution request that failed every delivery is never dropped. When its process loads, the
+ * execution is recorded as failed (ExecutionStarted + ExecutionFailed with the cause and delivery
+ * count: GET /executions/:id shows it); when not, the request goes to the dead-letter table to be
+ * replayed. A throw (the database is down too) keeps the request queued for a later try.
+ */
+export class UndeliverableRequests {
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: UndeliverableRequestsDeps) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  async record(request: ExecutionRequest, error: unknown, deliveryCount: number): Promise<'failed' | 'dead-lettered'> {
+    const cause = `execution request failed ${deliveryCount} deliveries: ${causeOf(error)}`;
+    const process = await this.deps.directory.getProcess(request.processId, request.organizationId).catch(() => null);
+    if (!process || process.organization_id !== request.organizationId) {
+      await this.deps.deadLetters.add({ request, error: cause, deliveryCount });
+      this.deps.logger.error(
+        { executionId: request.executionId, processId: request.processId, deliveryCount },
+        'execution request dead-lettered',
+      );
+      return 'dead-lettered';
+    }
+    try {
+      await this.deps.commit([
+        {
+          streamId: executionStreamId(request.executionId),
+          events: this.failedExecution(request, process, cause, deliveryCount),
+          expectedVersion: 'no_stream',
+        },
+      ]);
+    } catch (commitError) {
+      // It started after all (a slow commit that landed): the engine owns it now.
+      if (!(commitError instanceof WrongExpectedVersionError)) throw commitError;
+    }
+    this.deps.logger.error({ executionId: request.executionId, deliveryCount }, 'execution request recorded as failed');
+    return 'failed';
+  }
+
+  private failedExecution(
+    request: ExecutionRequest,
+    process: ProcessRecord,
+    cause: string,
+    deliveryCount: number,
+  ): NewEvent[] {
+    const now = this.now();
+    const metadata: EventMetadata = {
+      actorId: request.triggeredByUserId ?? undefined,
+      actorName: request.triggeredByUserName,
+      organizationId: request.organizationId,
+      processId: request.processId,
+      correlationId: request.correlationId ?? request.executionId,
+      traceId: request.traceId,
+    };
+    let triggerNodeId: string;
+    try {
+      triggerNodeId = chooseTriggerNode(process, request.inputNodeId);
+    } catch {
+      triggerNodeId = request.inputNodeId ?? process.nodes[0]?.id ?? 'unknown';
+    }
+    const started = decide(
+      {
+        type: 'StartExecution',
+        data: {
+          executionId: request.executionId,
+          processId: process.id,
+          organizationId: process.organization_id,
+          processRevision: process.revision,
+          triggerNodeId,
+          inputData: request.inputData ?? null,
+          graphSnapshot: snapshotOf(process),
+          triggeredByUserId: request.triggeredByUserId ?? null,
+          source: request.source,
+          timeoutSeconds: process.timeout_seconds > 0 ? process.timeout_seconds : DEFAULT_TIMEOUT_SECONDS,
+          maxRetries: Math.max(0, process.max_retries ?? 0),
+          errorWebhookUrl: process.error_webhook_url ?? null,
+        },
+        metadata: { now },
+      },
+      initialExecutionState(),
+    );
+    const failed = decide(
+      { type: 'FailExecution', data: { errorMessage: cause, failedNode: null }, metadata: { now } },
+      foldExecution(started),
+    ).map((event): ExecutionEvent =>
+      event.type === 'ExecutionFailed' ? { ...event, data: { ...event.data, deliveryCount } } : event,
+    );
+    return [...started, ...failed].map((event) => ({ type: event.type, data: event.data, metadata }));
+  }
+}
