@@ -214,6 +214,20 @@ describe('NATS users and permissions (infra/nats/auth.conf) on a real nats-serve
     expect(isPermissionViolation(forged)).toBe(true);
   });
 
+  it('a relay applies new retention to the existing WEFT_EVENTS; the subscriber cannot', async () => {
+    const oneHourMs = 3_600_000;
+    await JetStreamPublisher.create((await as('gateway')).connection); // the stream exists, with the default retention
+    await JetStreamPublisher.create((await as('engine')).connection, { maxAgeMs: oneHourMs });
+    const subscriber = await as('subscriber');
+    // The engine's update took: with the same retention there is nothing left to change.
+    await expect(JetStreamPublisher.create(subscriber.connection, { maxAgeMs: oneHourMs })).resolves.toBeDefined();
+    const refused = await JetStreamPublisher.create(subscriber.connection, { maxAgeMs: 2 * oneHourMs }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(isPermissionViolation(refused)).toBe(true);
+  });
+
   it('a service started with WEFT_NATS_USER/WEFT_NATS_PASSWORD calls, and relays its events, as that user', async () => {
     // A server of its own: the relay resumes after the last position already in WEFT_EVENTS.
     const own = await startAuthorizedNats();

@@ -57,6 +57,7 @@ const jsApi = {
   streamNames: '$JS.API.STREAM.NAMES',
   streamInfo: (stream: string) => `$JS.API.STREAM.INFO.${stream}`,
   streamCreate: (stream: string) => `$JS.API.STREAM.CREATE.${stream}`,
+  streamUpdate: (stream: string) => `$JS.API.STREAM.UPDATE.${stream}`,
   streamMessageGet: (stream: string) => `$JS.API.STREAM.MSG.GET.${stream}`,
   /** Create, read and pull from durable consumers of one stream; ack its messages. */
   consumer: (stream: string) => [
@@ -112,12 +113,14 @@ export function natsAuthorization(specs: readonly SubjectSpec[]): NatsUserPermis
       for (const user of usersOf(spec.sentBy)) of(user).publish.add(spec.subject);
       for (const user of usersOf([spec.handledBy])) of(user).readStream(spec.stream);
     } else {
-      // The outbox relay creates the stream, publishes, and reads its last message to resume.
+      // The outbox relay creates the stream (or applies new retention to it), publishes, and reads
+      // its last message to resume.
       for (const user of usersOf([spec.publishedBy])) {
         const set = of(user);
         set.publish.add(spec.wildcard);
         set.publish.add(jsApi.streamInfo(spec.stream));
         set.publish.add(jsApi.streamCreate(spec.stream));
+        set.publish.add(jsApi.streamUpdate(spec.stream));
         set.publish.add(jsApi.streamMessageGet(spec.stream));
       }
       for (const user of [...usersOf(spec.subscribedBy ?? []), NATS_SUBSCRIBER_USER] as const) {
