@@ -88,6 +88,11 @@ export class EngineRuntime {
       blockPrivate: deps.config.outboundBlockPrivate,
       httpResponseMaxBytes: deps.config.httpResponseMaxBytes,
       serviceDatabaseUrl: deps.config.databaseUrl,
+      scriptIsolates: {
+        maxMemoryMb: limitsOf(deps).scriptMaxMemoryMb,
+        maxWarmIsolates: limitsOf(deps).scriptMaxWarmIsolates,
+        memoryBudgetMb: limitsOf(deps).scriptMemoryBudgetMb,
+      },
     });
     const leaseMs = options.leaseMs ?? 15_000;
     const durability = deps.config.engineDurability;

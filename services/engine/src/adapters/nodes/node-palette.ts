@@ -8,6 +8,7 @@ import { databaseNodeExecutor } from './database-node.js';
 import { OutboundGuard } from '../http/outbound-guard.js';
 import { ProtectedEndpoint, type Resolver } from '../http/protected-endpoint.js';
 import { integrationNodeExecutor, type BlobSink } from './integration-node.js';
+import type { IsolateLimits } from './script-isolate-pool.js';
 import { ScriptSandbox } from './script-sandbox.js';
 import { scriptNodeExecutor } from './script-node.js';
 import { SqlConnections } from './sql-connections.js';
@@ -32,9 +33,14 @@ export function createNodePalette(
     resolve?: Resolver;
     /** WEFT_LOOP_MAX_ITEMS and WEFT_SCRIPT_OUTPUT_MAX_BYTES; their defaults when absent. */
     limits?: { loopMaxItems?: number; scriptOutputMaxBytes?: number };
+    /** WEFT_SCRIPT_MAX_MEMORY_MB, WEFT_SCRIPT_MAX_WARM_ISOLATES, WEFT_SCRIPT_MEMORY_BUDGET_MB. */
+    scriptIsolates?: Partial<IsolateLimits>;
   } = {},
 ): NodePalette {
-  const sandbox = new ScriptSandbox({ maxOutputChars: options.limits?.scriptOutputMaxBytes });
+  const sandbox = new ScriptSandbox({
+    maxOutputChars: options.limits?.scriptOutputMaxBytes,
+    isolates: options.scriptIsolates,
+  });
   const guard = new OutboundGuard({
     blockPrivate: options.blockPrivate === true,
     protectedEndpoints: options.serviceDatabaseUrl ? [ProtectedEndpoint.ofDatabaseUrl(options.serviceDatabaseUrl)] : [],

@@ -1,23 +1,16 @@
 import ivm from 'isolated-vm';
+import { ScriptError } from './script-error.js';
+import { IsolatePool, type IsolateLimits, type WarmIsolate } from './script-isolate-pool.js';
+
+export { ScriptError };
 
 /**
- * JavaScript sandboxes on isolated-vm. One warm isolate per organization and memory limit (so a
- * runaway script hurts only its own organization), a fresh context for every run (so nothing
- * leaks between runs), and compiled scripts cached per isolate. A fresh context has no require,
- * fs, process, timers or network: only `input` and the language itself.
+ * JavaScript sandboxes on isolated-vm. One warm isolate per organization, within the engine's
+ * isolate and memory limits (IsolatePool), so a runaway script hurts only its own organization;
+ * a fresh context for every run (so nothing leaks between runs), and compiled scripts cached per
+ * isolate. A fresh context has no require, fs, process, timers or network: only `input` and the
+ * language itself.
  */
-export class ScriptError extends Error {
-  override name = 'ScriptError';
-}
-
-interface WarmIsolate {
-  isolate: ivm.Isolate;
-  scripts: Map<string, Promise<ivm.Script>>;
-  /** Set when a runaway script got the isolate discarded: its other runs were stopped for that. */
-  resetByRunaway?: boolean;
-  /** Deadline (ms since epoch) of each run whose code is running on this isolate. */
-  executing: Set<{ deadline: number }>;
-}
 
 export interface ScriptRun {
   organizationId: string;
@@ -41,16 +34,26 @@ const parseOutput = (text: unknown): unknown => {
 };
 
 export class ScriptSandbox {
-  private readonly isolates = new Map<string, WarmIsolate>();
+  private readonly pool: IsolatePool;
   private readonly maxOutputChars: number;
 
-  constructor(options: { maxOutputChars?: number } = {}) {
+  constructor(options: { maxOutputChars?: number; isolates?: Partial<IsolateLimits> } = {}) {
     this.maxOutputChars = options.maxOutputChars ?? MAX_SCRIPT_OUTPUT_CHARS;
+    this.pool = new IsolatePool(options.isolates);
+  }
+
+  /** Organizations with a warm isolate, least recently used first. */
+  warmOrganizations(): string[] {
+    return this.pool.warmOrganizations();
+  }
+
+  /** The heap limits of every live isolate, added up (WEFT_SCRIPT_MEMORY_BUDGET_MB bounds it). */
+  get liveMemoryMb(): number {
+    return this.pool.liveMemoryMb;
   }
 
   async run({ organizationId, code, input, timeoutMs, memoryMb, signal }: ScriptRun): Promise<unknown> {
-    const key = `${organizationId}:${memoryMb}`;
-    let warm = this.isolateFor(key, memoryMb);
+    let warm = this.pool.acquire(organizationId, memoryMb);
     const slot = { deadline: Date.now() + timeoutMs };
     let executing = false;
     let settled = false;
@@ -61,7 +64,7 @@ export class ScriptSandbox {
       reject(reason);
       // Code this run started may still spin on the isolate's thread; a run still queued holds nothing.
       const on = warm;
-      if (executing) setTimeout(() => this.discardIfSpinning(key, on), 0).unref();
+      if (executing) setTimeout(() => this.discardIfSpinning(on), 0).unref();
     };
     // Armed before compiling: an isolate busy with a runaway would otherwise hold this run forever.
     const guard = new Promise<never>((_, reject) => {
@@ -95,7 +98,8 @@ export class ScriptSandbox {
           // Queued behind a runaway whose isolate was discarded: start again on a fresh one.
           if (executing || settled || attempt > 0 || !warm.isolate.isDisposed) throw error;
           context = undefined;
-          warm = this.isolateFor(key, memoryMb);
+          this.pool.release(warm);
+          warm = this.pool.acquire(organizationId, memoryMb);
         }
       }
     })();
@@ -103,30 +107,19 @@ export class ScriptSandbox {
     try {
       return parseOutput(await Promise.race([running, guard]));
     } catch (error) {
-      throw this.explain(error, warm, key, timeoutMs, memoryMb);
+      throw this.explain(error, warm, timeoutMs, memoryMb);
     } finally {
       settled = true;
       warm.executing.delete(slot);
       clearTimeout(timer);
       if (onAbort) signal?.removeEventListener('abort', onAbort);
       if (context && !warm.isolate.isDisposed) context.release();
+      this.pool.release(warm);
     }
   }
 
   dispose(): void {
-    for (const [key, warm] of this.isolates) this.discard(key, warm);
-  }
-
-  private isolateFor(key: string, memoryMb: number): WarmIsolate {
-    const existing = this.isolates.get(key);
-    if (existing && !existing.isolate.isDisposed) return existing;
-    const warm = {
-      isolate: new ivm.Isolate({ memoryLimit: memoryMb }),
-      scripts: new Map<string, Promise<ivm.Script>>(),
-      executing: new Set<{ deadline: number }>(),
-    };
-    this.isolates.set(key, warm);
-    return warm;
+    this.pool.disposeAll();
   }
 
   /** Asynchronous: a synchronous compile would block the host's event loop while a runaway holds the isolate. */
@@ -151,35 +144,30 @@ export class ScriptSandbox {
    * holds the isolate's thread, so the isolate goes. Discarding an idle one would kill the
    * organization's other runs for nothing.
    */
-  private discardIfSpinning(key: string, warm: WarmIsolate): void {
+  private discardIfSpinning(warm: WarmIsolate): void {
     if (warm.isolate.isDisposed) return;
     // Runs still within their own time may be what burns the CPU: check once they all are past it.
     const latest = Math.max(Date.now(), ...[...warm.executing].map((run) => run.deadline));
     if (latest > Date.now()) {
-      setTimeout(() => this.discardIfSpinning(key, warm), latest - Date.now() + 1).unref();
+      setTimeout(() => this.discardIfSpinning(warm), latest - Date.now() + 1).unref();
       return;
     }
     const before = warm.isolate.cpuTime;
     setTimeout(() => {
       if (warm.isolate.isDisposed || warm.isolate.cpuTime <= before) return;
       warm.resetByRunaway = true;
-      this.discard(key, warm);
+      this.pool.discard(warm);
     }, SPIN_CHECK_MS).unref();
   }
 
-  private discard(key: string, warm: WarmIsolate): void {
-    if (this.isolates.get(key) === warm) this.isolates.delete(key);
-    if (!warm.isolate.isDisposed) warm.isolate.dispose();
-  }
-
-  private explain(error: unknown, warm: WarmIsolate, key: string, timeoutMs: number, memoryMb: number): Error {
+  private explain(error: unknown, warm: WarmIsolate, timeoutMs: number, memoryMb: number): Error {
     if (error instanceof ScriptError) return error;
     const message = error instanceof Error ? error.message : String(error);
     if (warm.resetByRunaway) {
       return new ScriptError(`script stopped: another script of this organization ran past its timeout`);
     }
     if (warm.isolate.isDisposed || /memory limit/i.test(message)) {
-      this.discard(key, warm);
+      this.pool.discard(warm);
       return new ScriptError(`script exceeded its memory limit of ${memoryMb} MB`);
     }
     if (/timed out/i.test(message)) return new ScriptError(`script timed out after ${timeoutMs} ms`);
