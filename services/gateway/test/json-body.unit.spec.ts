@@ -1,5 +1,5 @@
 import { ProblemError } from '@weft/contracts';
-import { exceedsDepth, MAX_JSON_DEPTH, parseJsonBody } from '../src/adapters/http/json-body.js';
+import { exceedsDepth, MAX_JSON_DEPTH, parseJsonBody, unstorableText } from '../src/adapters/http/json-body.js';
 
 describe('JSON request bodies', () => {
   const nested = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);
@@ -53,5 +53,25 @@ describe('JSON request bodies', () => {
       prototype: 1,
       proto: 2,
     });
+  });
+
+  test.each([
+    ['a NUL in a value', '{"a":{"b":"x\\u0000y"}}', '/a/b', 'must not contain the NUL character'],
+    ['a NUL in a key', '{"a":{"k\\u0000":1}}', '/a/k\u0000', 'key must not contain the NUL character'],
+    ['a lone high surrogate', '{"list":["ok","\\ud800"]}', '/list/1', 'must not contain a lone UTF-16 surrogate'],
+    ['a lone low surrogate at the top', '"\\udfff"', '/', 'must not contain a lone UTF-16 surrogate'],
+  ])('%s is a 400 naming where it is, since the database cannot store it', (_name, text, path, message) => {
+    try {
+      parseJsonBody(text);
+      throw new Error('accepted');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ProblemError);
+      expect((error as ProblemError).problem).toMatchObject({ status: 400, errors: [{ path, message }] });
+    }
+  });
+
+  test('paired surrogates (emoji) and escaped backslashes before u0000 are fine', () => {
+    expect(parseJsonBody('{"e":"\\ud83d\\ude00","t":"\\\\u0000"}')).toEqual({ e: '\u{1F600}', t: '\\u0000' });
+    expect(unstorableText({ e: '\u{1F600}' })).toBeUndefined();
   });
 });

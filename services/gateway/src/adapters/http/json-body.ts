@@ -68,6 +68,39 @@ export function prototypePoisoningPath(value: unknown): string | undefined {
   return undefined;
 }
 
+/** Why PostgreSQL's jsonb and text columns cannot store a string, or undefined when they can. */
+const unstorableReason = (text: string): string | undefined =>
+  text.includes('\u0000')
+    ? 'must not contain the NUL character'
+    : text.isWellFormed()
+      ? undefined
+      : 'must not contain a lone UTF-16 surrogate';
+
+/**
+ * The first string (value or key) of a document that PostgreSQL cannot store: a NUL character or
+ * a lone UTF-16 surrogate. Refused at the door, since a stored copy of it would fail the
+ * transaction it shares with other requests' events. Walks without recursion.
+ */
+export function unstorableText(value: unknown): { path: string; message: string } | undefined {
+  const stack: Array<{ node: unknown; path: string }> = [{ node: value, path: '' }];
+  while (stack.length > 0) {
+    const { node, path } = stack.pop()!;
+    if (typeof node === 'string') {
+      const message = unstorableReason(node);
+      if (message) return { path: path || '/', message };
+      continue;
+    }
+    if (node === null || typeof node !== 'object') continue;
+    for (const [key, child] of Object.entries(node)) {
+      const childPath = `${path}/${pointerToken(key)}`;
+      const message = unstorableReason(key);
+      if (message) return { path: childPath, message: `key ${message}` };
+      stack.push({ node: child, path: childPath });
+    }
+  }
+  return undefined;
+}
+
 export function parseJsonBody(text: string): unknown {
   if (text.trim() === '') return undefined;
   let parsed: unknown;
@@ -88,5 +121,8 @@ export function parseJsonBody(text: string): unknown {
       { path: poisoned, message: 'must not be __proto__ or constructor.prototype' },
     ]);
   }
+  // JSON text can only spell NUL or a surrogate as an escape: bodies without one are not walked.
+  const unstorable = /\\u(?:0000|d[89a-f])/i.test(text) ? unstorableText(parsed) : undefined;
+  if (unstorable !== undefined) throw badRequest('the body contains text that cannot be stored', [unstorable]);
   return parsed;
 }

@@ -3,6 +3,7 @@ import { badRequest, forbidden, notFound, ProblemError, validateAgainst } from '
 import type { RouteDeclaration } from './route-binding.js';
 import type { Actor } from '@weft/bus';
 import type { Authenticator } from '../../application/authenticator.js';
+import { unstorableText } from './json-body.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -61,4 +62,19 @@ export function validateBody(route: RouteDeclaration, body: unknown): void {
   if (!route.bodySchema) return;
   const errors = validateAgainst(route.bodySchema, body ?? {});
   if (errors.length > 0) throw badRequest('the request body is invalid', errors);
+}
+
+/** Path parameters and query values reach SQL parameters and events: the same text rule as bodies. */
+export function validateUrlText(call: { params: Record<string, string>; query: Record<string, unknown> }): void {
+  for (const [part, values] of [
+    ['params', call.params],
+    ['query', call.query],
+  ] as const) {
+    const unstorable = unstorableText(values);
+    if (unstorable !== undefined) {
+      throw badRequest('the request URL contains text that cannot be stored', [
+        { path: `/${part}${unstorable.path}`, message: unstorable.message },
+      ]);
+    }
+  }
 }
