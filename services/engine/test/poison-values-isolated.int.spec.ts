@@ -4,6 +4,7 @@ import { listExecutions } from '../src/projections/execution-queries.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
 import { actorOf, startEngineHarness, type EngineHarness, type EngineMode } from './support/engine-harness.js';
 import { json, startLocalHttpServer, type LocalHttpServer } from './support/local-http-server.js';
+import { waitUntil } from './support/wait-until.js';
 
 /**
  * PostgreSQL's jsonb (and PGlite's) refuses U+0000 and lone surrogates that JSON itself allows.
@@ -138,6 +139,34 @@ describe.each(modes)('values the database cannot store (%s)', (mode) => {
       }
     } finally {
       await sql`ALTER TABLE events DROP CONSTRAINT no_marked_events`.execute(harness.store.db);
+    }
+  });
+
+  test("an error webhook's answer holding a NUL or a split surrogate pair is recorded replaced", async () => {
+    // 199 characters, then an emoji whose pair the 200-character excerpt cuts in half.
+    const answer = `no\u0000pe${'.'.repeat(194)}😀😀`;
+    const hook = await startLocalHttpServer((_request, res) => {
+      res.writeHead(400, { 'content-type': 'text/plain' });
+      res.end(answer);
+    });
+    try {
+      const process = harness.catalog.add(
+        new GraphBuilder()
+          .node('In', 'inputNode', { triggerType: 'manual' })
+          .node('Boom', 'scriptNode', { code: 'throw new Error("boom");' })
+          .edge('In', 'Boom')
+          .process({ organization_id: org, error_webhook_url: `${hook.url}/errors` }),
+      );
+      const { id } = (await run(process.id, {})).body as ExecutionRecord;
+      const record = async () =>
+        (await harness.call(engineHttp.getExecution, { params: { id } }, actor)).body as ExecutionRecord;
+      await waitUntil(async () => (await record()).error_webhook_deliveries.length > 0);
+      const [delivery] = (await record()).error_webhook_deliveries;
+      expect(delivery).toMatchObject({ outcome: 'abandoned', http_status: 400 });
+      expect(delivery?.error).toContain('no\ufffdpe');
+      expect(delivery?.error?.endsWith('\ufffd')).toBe(true);
+    } finally {
+      await hook.close();
     }
   });
 });

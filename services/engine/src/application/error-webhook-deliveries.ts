@@ -5,6 +5,7 @@ import { decide } from '../domain/execution/decide.js';
 import { executionStreamId } from '../domain/execution/events.js';
 import { foldExecution } from '../domain/execution/state.js';
 import type { ErrorWebhookQueue, ErrorWebhookSender } from './engine-ports.js';
+import { storableText } from '../domain/graph/json-value.js';
 
 /**
  * Durable error-webhook delivery. A failure with a webhook is queued in the commit of its terminal
@@ -128,7 +129,8 @@ export class ErrorWebhookDeliveries {
         data: {
           outcome,
           httpStatus: result.httpStatus,
-          error: result.error,
+          // The answer's excerpt is the receiver's text: jsonb refuses a NUL or a surrogate cut in half.
+          error: result.error === null ? null : storableText(result.error),
           nextAttemptAt: outcome === 'retrying' ? new Date(now.getTime() + this.backoffAfter(attempt)) : null,
         },
         metadata: { now },
