@@ -109,24 +109,23 @@ export class ExecutionEventWriter {
       if (items) items.push(item);
       else byStream.set(item.streamId, [item]);
     }
-    if (byStream.size === 1) return this.writeOneByOne(batch);
     for (const items of byStream.values()) await this.writeStream(items);
   }
 
-  /** One stream's appends together; when they fail, one by one, so the first at fault is the one named. */
+  /** One stream's appends; when they fail together, one by one, so the first at fault is the one named. */
   private async writeStream(items: PendingAppend[]): Promise<void> {
     try {
       await this.commit(items.map(toAppend));
       for (const item of items) item.resolve();
+      return;
     } catch (error) {
-      if (items.length > 1 && !(error instanceof WrongExpectedVersionError)) return this.writeOneByOne(items);
-      const failure = refusedOr(items[0] as PendingAppend, error);
-      for (const item of items) item.reject(failure);
+      if (items.length === 1 || error instanceof WrongExpectedVersionError) {
+        const failure = refusedOr(items[0] as PendingAppend, error);
+        for (const item of items) item.reject(failure);
+        return;
+      }
     }
-  }
-
-  /** One stream's appends in order; the first that fails takes the later ones down with it. */
-  private async writeOneByOne(items: PendingAppend[]): Promise<void> {
+    // A stream that failed takes its later appends down with it.
     let failure: unknown = null;
     for (const item of items) {
       if (failure !== null) {
@@ -136,8 +135,8 @@ export class ExecutionEventWriter {
       try {
         await this.commit([toAppend(item)]);
         item.resolve();
-      } catch (error) {
-        failure = refusedOr(item, error);
+      } catch (single) {
+        failure = refusedOr(item, single);
         item.reject(failure);
       }
     }
