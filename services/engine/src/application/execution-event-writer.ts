@@ -109,23 +109,24 @@ export class ExecutionEventWriter {
       if (items) items.push(item);
       else byStream.set(item.streamId, [item]);
     }
+    if (byStream.size === 1) return this.writeOneByOne(batch);
     for (const items of byStream.values()) await this.writeStream(items);
   }
 
-  /** One stream's appends; when they fail together, one by one, so the first at fault is the one named. */
+  /** One stream's appends together; when they fail, one by one, so the first at fault is the one named. */
   private async writeStream(items: PendingAppend[]): Promise<void> {
     try {
       await this.commit(items.map(toAppend));
       for (const item of items) item.resolve();
-      return;
     } catch (error) {
-      if (items.length === 1 || error instanceof WrongExpectedVersionError) {
-        const failure = refusedOr(items[0] as PendingAppend, error);
-        for (const item of items) item.reject(failure);
-        return;
-      }
+      if (items.length > 1 && !(error instanceof WrongExpectedVersionError)) return this.writeOneByOne(items);
+      const failure = refusedOr(items[0] as PendingAppend, error);
+      for (const item of items) item.reject(failure);
     }
-    // A stream that failed takes its later appends down with it.
+  }
+
+  /** One stream's appends in order; the first that fails takes the later ones down with it. */
+  private async writeOneByOne(items: PendingAppend[]): Promise<void> {
     let failure: unknown = null;
     for (const item of items) {
       if (failure !== null) {
@@ -135,8 +136,8 @@ export class ExecutionEventWriter {
       try {
         await this.commit([toAppend(item)]);
         item.resolve();
-      } catch (single) {
-        failure = refusedOr(item, single);
+      } catch (error) {
+        failure = refusedOr(item, error);
         item.reject(failure);
       }
     }
