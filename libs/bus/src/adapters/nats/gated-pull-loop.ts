@@ -63,6 +63,8 @@ export async function gatedPullLoop(js: JetStreamClient, options: GatedPullLoopO
       await Promise.race([options.gate.whenFree(), stopped]);
       if (stopping) break;
       pull = await consumer.fetch({ max_messages: 1, expires: PULL_EXPIRES_MS });
+      // Stopped while the pull was being set up: end it now rather than when it expires.
+      if (stopping) await pull.close().catch(() => undefined);
       for await (const msg of pull) {
         const release = await gateSlotFor(msg);
         if (!release) {
