@@ -40,6 +40,8 @@ export interface WeftConfig {
     scriptMemoryBudgetMb: number;
   };
   outboundBlockPrivate: boolean;
+  /** Size limits of execution events and of the published event stream (docs/engine.md). */
+  events: EventLimitsConfig;
   /** Resumes, parked waits and error-webhook delivery of the engine (docs/engine.md, Durability). */
   engineDurability: EngineDurabilityConfig;
   /** Largest response body an integration node reads, in bytes. */
@@ -95,6 +97,38 @@ function engineDurability(env: NodeJS.ProcessEnv): EngineDurabilityConfig {
     errorWebhookMaxBackoffMs: integer(env, 'WEFT_ERROR_WEBHOOK_MAX_BACKOFF_MS', hour, 10, 7 * 24 * hour),
     errorWebhookMaxResponseBytes: integer(env, 'WEFT_ERROR_WEBHOOK_MAX_RESPONSE_BYTES', 64 * 1024, 0, 16 * 1024 * 1024),
   };
+}
+
+export interface EventLimitsConfig {
+  /** Largest event an execution may append (WEFT_EVENT_MAX_BYTES); keep it below NATS max_payload. */
+  maxEventBytes: number;
+  /** Values (node outputs, trigger data, loop items) larger than this go to blob storage (WEFT_EVENT_VALUE_INLINE_MAX_BYTES). */
+  valueInlineMaxBytes: number;
+  /** Items one loop node may iterate (WEFT_LOOP_MAX_ITEMS). */
+  loopMaxItems: number;
+  /** Largest script result, as JSON text, checked inside the isolate (WEFT_SCRIPT_OUTPUT_MAX_BYTES). */
+  scriptOutputMaxBytes: number;
+  /** WEFT_EVENTS keeps messages at most this long (WEFT_EVENTS_STREAM_MAX_AGE_SECONDS). */
+  streamMaxAgeSeconds: number;
+  /** WEFT_EVENTS keeps at most this many bytes, dropping the oldest (WEFT_EVENTS_STREAM_MAX_BYTES). */
+  streamMaxBytes: number;
+}
+
+function eventLimits(env: NodeJS.ProcessEnv): EventLimitsConfig {
+  const MiB = 1024 * 1024;
+  const limits: EventLimitsConfig = {
+    maxEventBytes: integer(env, 'WEFT_EVENT_MAX_BYTES', 4 * MiB, 64 * 1024, 64 * MiB),
+    valueInlineMaxBytes: integer(env, 'WEFT_EVENT_VALUE_INLINE_MAX_BYTES', 256 * 1024, 1024, 16 * MiB),
+    loopMaxItems: integer(env, 'WEFT_LOOP_MAX_ITEMS', 10_000, 1, 10_000_000),
+    scriptOutputMaxBytes: integer(env, 'WEFT_SCRIPT_OUTPUT_MAX_BYTES', 16 * MiB, 1024, 512 * MiB),
+    streamMaxAgeSeconds: integer(env, 'WEFT_EVENTS_STREAM_MAX_AGE_SECONDS', 7 * 24 * 3600, 60, 10 * 365 * 24 * 3600),
+    streamMaxBytes: integer(env, 'WEFT_EVENTS_STREAM_MAX_BYTES', 1024 * MiB, MiB, Number.MAX_SAFE_INTEGER),
+  };
+  // An inline value must leave room for the rest of its event.
+  if (limits.valueInlineMaxBytes * 2 > limits.maxEventBytes) {
+    throw new ConfigError('WEFT_EVENT_VALUE_INLINE_MAX_BYTES must be at most half of WEFT_EVENT_MAX_BYTES');
+  }
+  return limits;
 }
 
 export class ConfigError extends Error {
@@ -169,6 +203,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
       scriptMemoryBudgetMb: integer(env, 'WEFT_SCRIPT_MEMORY_BUDGET_MB', 2048, 8, 1_048_576),
     },
     outboundBlockPrivate: flag(env, 'WEFT_OUTBOUND_BLOCK_PRIVATE'),
+    events: eventLimits(env),
     engineDurability: engineDurability(env),
     httpResponseMaxBytes: integer(env, 'WEFT_HTTP_RESPONSE_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     nodeConfigMaxBytes: integer(env, 'WEFT_NODE_CONFIG_MAX_BYTES', 16 * 1024 * 1024, 1024, 512 * 1024 * 1024),

@@ -58,10 +58,15 @@ export async function openInfrastructure(baseConfig: WeftConfig, processName: st
       : undefined;
     const bus: Bus = nats ?? new InMemoryBus();
     const publisher: EventPublisher = nats
-      ? await JetStreamPublisher.create(nats.connection)
+      ? await JetStreamPublisher.create(nats.connection, {
+          maxAgeMs: config.events.streamMaxAgeSeconds * 1000,
+          maxBytes: config.events.streamMaxBytes,
+        })
       : new BusEventPublisher(bus);
     const relay = new OutboxRelay(store, publisher, {
       onError: (error) => logger.error({ err: error }, 'outbox relay failed; retrying'),
+      onPlaceholder: (event, reason) =>
+        logger.warn({ position: event.position, eventType: event.type, reason }, 'event published as a placeholder'),
     });
     return {
       config,

@@ -11,6 +11,8 @@ import { consumeExecutionRequests } from './adapters/nats/execution-request-cons
 import { createNodePalette, type NodePalette } from './adapters/nodes/node-palette.js';
 import { createBlobStorage, type BlobStorage } from '@weft/blob-storage';
 import { blobStorageSink } from './adapters/nodes/blob-storage-sink.js';
+import { blobValueStore } from './adapters/blob-value-store.js';
+import { registerExecutionUpcasters } from './domain/execution/upcasters.js';
 import type { BlobSink } from './adapters/nodes/integration-node.js';
 import { migrateEngineSchema } from './adapters/postgres/engine-schema.js';
 import { postgresExecutionCommit } from './adapters/postgres/execution-commit.js';
@@ -22,6 +24,7 @@ import type { ProcessDirectory } from './application/engine-ports.js';
 import { ExecutionApi } from './application/execution-api.js';
 import type { ErrorWebhookPolicy } from './application/error-webhook-deliveries.js';
 import { ExecutionEngine } from './application/execution-engine.js';
+import type { EventSizeLimits } from './application/event-values.js';
 import { ExecutionSlots } from './application/execution-slots.js';
 import { UndeliverableRequests } from './application/undeliverable-requests.js';
 import { finishedAmong } from './projections/execution-queries.js';
@@ -50,6 +53,8 @@ export interface EngineOptions {
   /** The engine's clock; default the system clock (tests move it to wake parked waits). */
   now?: () => Date;
   blobs?: BlobSink;
+  /** Overrides WEFT_EVENT_MAX_BYTES and WEFT_EVENT_VALUE_INLINE_MAX_BYTES (tests). */
+  eventLimits?: EventSizeLimits;
   /** The work queue and durable consumer; default engineQueues.executionRequests / 'engine-executions' (tests isolate themselves). */
   queue?: { spec: WorkQueueSpec<ExecutionRequest>; durable: string };
   /** Where processes and connections come from; default the catalog over the bus. */
@@ -72,7 +77,8 @@ export class EngineRuntime {
     private readonly undeliverable: UndeliverableRequests,
     /** Requests that failed every delivery and whose process could not be loaded (replay from here). */
     readonly deadLetters: PostgresExecutionDeadLetters,
-    private readonly ownBlobs?: BlobStorage,
+    /** Files and large event values; the engine's own (closed on stop). */
+    private readonly valueBlobs: BlobStorage,
   ) {}
 
   /** Migrates the engine's tables and registers its inline projection; does not take work yet. */
@@ -83,9 +89,13 @@ export class EngineRuntime {
     // Without an explicit sink, files go to WEFT_S3_* storage, else to the data dir's blobs folder.
     const ownBlobs = options.blobs ? undefined : createBlobStorage(deps.config);
     const blobs = options.blobs ?? blobStorageSink(ownBlobs!);
+    // Event values too large to store inline (outputs, trigger data, loop items) go to the same storage.
+    const valueBlobs = ownBlobs ?? createBlobStorage(deps.config);
+    const values = blobValueStore(valueBlobs);
     const palette = createNodePalette({
       blobs,
       blockPrivate: deps.config.outboundBlockPrivate,
+      limits: deps.config.events,
       httpResponseMaxBytes: deps.config.httpResponseMaxBytes,
       serviceDatabaseUrl: deps.config.databaseUrl,
       scriptIsolates: {
@@ -105,6 +115,7 @@ export class EngineRuntime {
     // EventStore gets the projection inline and leases by separate statements.
     const ownCommit = deps.store instanceof PostgresEventStore;
     if (!ownCommit) deps.store.registerProjections([executionsProjection]);
+    registerExecutionUpcasters(deps.store);
     const directory = options.directory ?? new BusProcessDirectory(deps.bus);
     const queue = options.queue?.spec ?? engineQueues.executionRequests;
     const engine = new ExecutionEngine({
@@ -137,6 +148,7 @@ export class EngineRuntime {
       commit: deps.store instanceof PostgresEventStore ? postgresExecutionCommit(deps.store, leases) : undefined,
       slots: new ExecutionSlots(limitsOf(deps).maxRunningExecutions),
       leasesFollowEvents: ownCommit,
+      eventStorage: { limits: options.eventLimits ?? deps.config.events, values },
       maintenanceMs: options.maintenanceMs ?? Math.max(100, Math.floor(leaseMs / 3)),
       maxNodeConfigBytes: deps.config.nodeConfigMaxBytes,
     });
@@ -145,6 +157,7 @@ export class EngineRuntime {
       db: deps.store.db,
       directory,
       enqueue: (request) => deps.bus.enqueue(queue, request, { msgId: request.executionId }),
+      readValue: (ref) => values.get(ref),
     });
     const deadLetters = new PostgresExecutionDeadLetters(deps.store.db);
     const undeliverable = new UndeliverableRequests({
@@ -157,7 +170,7 @@ export class EngineRuntime {
       logger,
       now: options.now,
     });
-    return new EngineRuntime(engine, api, palette, deps, logger, undeliverable, deadLetters, ownBlobs);
+    return new EngineRuntime(engine, api, palette, deps, logger, undeliverable, deadLetters, valueBlobs);
   }
 
   /** Starts taking execution requests and resuming executions orphaned by dead engines. */
@@ -177,7 +190,7 @@ export class EngineRuntime {
     this.consumer = undefined;
     await this.engine.stop();
     await this.palette.close();
-    await this.ownBlobs?.close();
+    await this.valueBlobs.close();
   }
 }
 

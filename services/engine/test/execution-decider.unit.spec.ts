@@ -29,7 +29,7 @@ const nodeStarted = (nodeId: string, seconds = 0): ExecutionEvent => ({
     nodeId,
     nodeName: nodeId,
     nodeType: 'scriptNode',
-    inputData: {},
+    inputFrom: [],
     attempt: 1,
     startedAt: iso(seconds),
   },

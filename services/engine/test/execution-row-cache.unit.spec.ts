@@ -20,6 +20,8 @@ describe('execution row cache', () => {
     input_data: { big: 'input' },
     output_data: null,
     graph_snapshot: { nodes: [], edges: [] },
+    input_ref: null,
+    output_ref: null,
   });
   const nodes = (executionId: string): Map<string, NodeStateRow> =>
     new Map([
@@ -39,6 +41,8 @@ describe('execution row cache', () => {
           output_data: { a: 1 },
           error: null,
           iterations: null,
+          input_from: { inputFrom: [] },
+          output_ref: null,
         },
       ],
     ]);
@@ -51,6 +55,7 @@ describe('execution row cache', () => {
     expect(taken?.execution.input_data).toBeUndefined();
     expect(taken?.execution.graph_snapshot).toBeUndefined();
     expect(taken?.nodes.get('in')?.output_data).toBeUndefined();
+    expect(taken?.nodes.get('in')?.input_from).toBeUndefined();
     expect(taken?.nodes.get('in')?.duration_ms).toBe(1);
     expect(cache.take('ex', 3)).toBeUndefined();
   });

@@ -36,7 +36,7 @@ describe('execution read-model rows', () => {
       nodeId,
       nodeName: nodeId,
       nodeType: 'scriptNode',
-      inputData: {},
+      inputFrom: [],
       attempt: 1,
       startedAt: T,
       ...(index === undefined ? {} : { iteration: [{ loopNodeId: 'loop', index }] }),

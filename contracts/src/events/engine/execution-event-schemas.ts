@@ -1,7 +1,11 @@
 import type { JsonSchema } from '../../http/http-route.js';
 import type { ExecutionEventType } from './execution-events.js';
 
-/** JSON Schema of each execution event's `data`, schema version 1 (subscribers validate with these). */
+/**
+ * JSON Schema of each execution event's `data` at its current schema version (subscribers validate
+ * with these). Version 2 of NodeStarted records the input as references; version 2 of
+ * ExecutionStarted, NodeCompleted and ExecutionCompleted may carry a large value as `<field>Ref`.
+ */
 const id = { type: 'string', minLength: 1 } as const;
 const time = { type: 'string', format: 'date-time' } as const;
 const str = { type: 'string' } as const;
@@ -12,23 +16,31 @@ const iteration = {
   items: { type: 'object', required: ['loopNodeId', 'index'], properties: { loopNodeId: id, index: count } },
 } as const;
 
+const valueRef = {
+  type: 'object',
+  required: ['url', 'size'],
+  properties: { url: { type: 'string', pattern: '^weft-blob://' }, size: count },
+} as const;
+/** The value inline, or its blob reference instead. */
+const inlineOrRef = (field: string) => ({ anyOf: [{ required: [field] }, { required: [`${field}Ref`] }] });
+
 const event = (required: string[], properties: Record<string, unknown>): JsonSchema => ({
   type: 'object',
   required: ['executionId', ...required],
   properties: { executionId: id, ...properties },
 });
 
-export const executionEventSchemas: Record<ExecutionEventType, { schemaVersion: 1; schema: JsonSchema }> = {
+export const executionEventSchemas: Record<ExecutionEventType, { schemaVersion: number; schema: JsonSchema }> = {
   ExecutionStarted: {
-    schemaVersion: 1,
-    schema: event(
-      ['processId', 'organizationId', 'triggerNodeId', 'inputData', 'graphSnapshot', 'startedAt', 'timeoutSeconds'],
-      {
+    schemaVersion: 2,
+    schema: {
+      ...event(['processId', 'organizationId', 'triggerNodeId', 'graphSnapshot', 'startedAt', 'timeoutSeconds'], {
         processId: id,
         organizationId: id,
         processRevision: count,
         triggerNodeId: id,
         inputData: {},
+        inputDataRef: valueRef,
         graphSnapshot: { type: 'object', required: ['nodes', 'edges'] },
         triggeredByUserId: nullableStr,
         source: str,
@@ -36,31 +48,41 @@ export const executionEventSchemas: Record<ExecutionEventType, { schemaVersion: 
         maxRetries: count,
         errorWebhookUrl: nullableStr,
         startedAt: time,
-      },
-    ),
+      }),
+      ...inlineOrRef('inputData'),
+    },
   },
   NodeStarted: {
-    schemaVersion: 1,
-    schema: event(['nodeId', 'nodeName', 'nodeType', 'startedAt'], {
+    schemaVersion: 2,
+    schema: event(['nodeId', 'nodeName', 'nodeType', 'inputFrom', 'startedAt'], {
       nodeId: id,
       nodeName: str,
       nodeType: str,
-      inputData: {},
+      inputFrom: {
+        type: 'array',
+        items: { type: 'object', required: ['nodeId'], properties: { nodeId: id, iteration } },
+      },
+      loopItem: {},
+      loopItemRef: valueRef,
       attempt: { type: 'integer', minimum: 1 },
       startedAt: time,
       iteration,
     }),
   },
   NodeCompleted: {
-    schemaVersion: 1,
-    schema: event(['nodeId', 'handles', 'completedAt', 'durationMs'], {
-      nodeId: id,
-      outputData: {},
-      handles: { type: 'array', items: str },
-      completedAt: time,
-      durationMs: count,
-      iteration,
-    }),
+    schemaVersion: 2,
+    schema: {
+      ...event(['nodeId', 'handles', 'completedAt', 'durationMs'], {
+        nodeId: id,
+        outputData: {},
+        outputDataRef: valueRef,
+        handles: { type: 'array', items: str },
+        completedAt: time,
+        durationMs: count,
+        iteration,
+      }),
+      ...inlineOrRef('outputData'),
+    },
   },
   NodeFailed: {
     schemaVersion: 1,
@@ -86,12 +108,16 @@ export const executionEventSchemas: Record<ExecutionEventType, { schemaVersion: 
     }),
   },
   ExecutionCompleted: {
-    schemaVersion: 1,
-    schema: event(['outputData', 'completedAt', 'durationSeconds'], {
-      outputData: { type: 'object' },
-      completedAt: time,
-      durationSeconds: { type: 'number', minimum: 0 },
-    }),
+    schemaVersion: 2,
+    schema: {
+      ...event(['completedAt', 'durationSeconds'], {
+        outputData: { type: 'object' },
+        outputDataRef: valueRef,
+        completedAt: time,
+        durationSeconds: { type: 'number', minimum: 0 },
+      }),
+      ...inlineOrRef('outputData'),
+    },
   },
   ExecutionFailed: {
     schemaVersion: 1,

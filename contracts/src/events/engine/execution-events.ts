@@ -1,13 +1,35 @@
 import type { GraphSnapshot } from '../../engine/execution-record.js';
 
 /**
- * Events of the execution aggregate (stream `execution-<executionId>`), schema version 1.
- * Stored by the engine and published on weft.events.execution.<org>.<process>.<type>.
+ * Events of the execution aggregate (stream `execution-<executionId>`); each type's schema version
+ * is in `executionEventSchemas`. Stored by the engine and published on
+ * weft.events.execution.<org>.<process>.<type>.
  */
 export const EXECUTION_EVENT_SCHEMA_VERSION = 1;
 
 /** Where a node ran inside loop bodies: one entry per enclosing loop, outermost first. */
 export type IterationPath = { loopNodeId: string; index: number }[];
+
+/**
+ * A value too large to travel inline (over WEFT_EVENT_VALUE_INLINE_MAX_BYTES): its JSON text is in
+ * blob storage. The field it stands for is then absent and `<field>Ref` holds this.
+ */
+export interface StoredValueRef {
+  /** `weft-blob://<key>` of the value's JSON text. */
+  url: string;
+  /** Bytes of that JSON text. */
+  size: number;
+}
+
+/**
+ * A parent run whose input and output make up a node's input (DESIGN.md: the merge of the parents'
+ * inputs plus each parent's output under its label). `iteration` is the parent run's loop
+ * iterations; absent at the top level.
+ */
+export interface NodeInputSource {
+  nodeId: string;
+  iteration?: IterationPath;
+}
 
 export interface ExecutionStartedData {
   executionId: string;
@@ -15,7 +37,9 @@ export interface ExecutionStartedData {
   organizationId: string;
   processRevision: number;
   triggerNodeId: string;
+  /** The trigger's data; absent when stored in blob storage (`inputDataRef`). */
   inputData: unknown;
+  inputDataRef?: StoredValueRef;
   graphSnapshot: GraphSnapshot;
   triggeredByUserId: string | null;
   source: string;
@@ -25,12 +49,22 @@ export interface ExecutionStartedData {
   startedAt: string;
 }
 
+/**
+ * Schema version 2: the input is recorded as references (`inputFrom`, plus the loop item for a
+ * body node fed by its loop), never as a copy; the read model and a resumed run rebuild it.
+ */
 export interface NodeStartedData {
   executionId: string;
   nodeId: string;
   nodeName: string;
   nodeType: string;
-  inputData: unknown;
+  /** The active parents' runs, in edge order; empty for the trigger node. */
+  inputFrom: NodeInputSource[];
+  /** A loop body node fed by its loop's `start` handle: the item (or `loopItemRef`) it sees. */
+  loopItem?: unknown;
+  loopItemRef?: StoredValueRef;
+  /** Version 1 events only (upcast): the input as it was copied then. */
+  inputData?: unknown;
   attempt: number;
   startedAt: string;
   iteration?: IterationPath;
@@ -39,7 +73,9 @@ export interface NodeStartedData {
 export interface NodeCompletedData {
   executionId: string;
   nodeId: string;
-  outputData: unknown;
+  /** Absent when stored in blob storage (`outputDataRef`). */
+  outputData?: unknown;
+  outputDataRef?: StoredValueRef;
   /** Output handles that fired; children on other handles are skipped. */
   handles: string[];
   completedAt: string;
@@ -76,7 +112,9 @@ export interface ExecutionRetryScheduledData {
 
 export interface ExecutionCompletedData {
   executionId: string;
-  outputData: Record<string, unknown>;
+  /** Absent when stored in blob storage (`outputDataRef`). */
+  outputData?: Record<string, unknown>;
+  outputDataRef?: StoredValueRef;
   completedAt: string;
   durationSeconds: number;
 }

@@ -18,6 +18,7 @@ import type { Actor, MessageContext } from '@weft/bus';
 import type { Db } from '@weft/event-store';
 import { chooseTriggerNode } from '../domain/graph/trigger-node.js';
 import { executionStats, findExecution, listExecutions } from '../projections/execution-queries.js';
+import type { ValueReader } from '../projections/resolve-row-values.js';
 import type { ProcessDirectory } from './engine-ports.js';
 import type { ExecutionEngine } from './execution-engine.js';
 import { assertStorableInput } from './storable-input.js';
@@ -33,6 +34,8 @@ export interface ExecutionApiDeps {
   /** Puts a request on the engine work queue (JetStream, or in memory when embedded). */
   enqueue: (request: ExecutionRequest) => Promise<void>;
   now?: () => Date;
+  /** Reads values the engine stored in blob storage, so records show them. */
+  readValue?: ValueReader;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -165,7 +168,9 @@ export class ExecutionApi {
 
   /** Internal read of one record. */
   async getExecutionInternal(request: { executionId: string; organizationId?: string }): Promise<ExecutionRecord> {
-    const record = UUID.test(request.executionId) ? await findExecution(this.deps.db, request.executionId) : undefined;
+    const record = UUID.test(request.executionId)
+      ? await findExecution(this.deps.db, request.executionId, this.deps.readValue)
+      : undefined;
     if (!record || (request.organizationId && record.organization_id !== request.organizationId)) {
       throw notFound(`execution ${request.executionId} not found`);
     }
@@ -189,11 +194,11 @@ export class ExecutionApi {
   private async runAndWait(request: ExecutionRequest, waitSeconds: number): Promise<ExecutionRecord | undefined> {
     await this.deps.enqueue(request);
     const finishedInRecord = async (): Promise<boolean> => {
-      const record = await findExecution(this.deps.db, request.executionId);
+      const record = await findExecution(this.deps.db, request.executionId, this.deps.readValue);
       return record !== undefined && record.status !== 'running';
     };
     await this.deps.engine.waitForFinish(request.executionId, waitSeconds * 1000, finishedInRecord);
-    return findExecution(this.deps.db, request.executionId);
+    return findExecution(this.deps.db, request.executionId, this.deps.readValue);
   }
 
   private readWaitSeconds(query: HttpCall['query']): number {
@@ -219,7 +224,10 @@ export class ExecutionApi {
   }
 
   private async visibleExecution(actor: Actor, executionId: string | undefined): Promise<ExecutionRecord> {
-    const record = executionId && UUID.test(executionId) ? await findExecution(this.deps.db, executionId) : undefined;
+    const record =
+      executionId && UUID.test(executionId)
+        ? await findExecution(this.deps.db, executionId, this.deps.readValue)
+        : undefined;
     if (!record || (!actor.system && record.organization_id !== actor.organizationId)) {
       throw notFound(`execution ${executionId ?? ''} not found`);
     }

@@ -28,6 +28,7 @@ import { commandsAfterRefusedAppend } from './refused-append.js';
 import { assertStorableInput } from './storable-input.js';
 import { ExecutionRun } from './execution-run.js';
 import { ExecutionSlots } from './execution-slots.js';
+import { resolveStoredValues, type EventStorage } from './event-values.js';
 import { runGraph, type CompletedNode, type RunOutcome } from './graph-runner.js';
 import { armTimer, sleepUntil } from './long-timer.js';
 import { WaitParking } from './wait-parking.js';
@@ -40,6 +41,8 @@ import { WaitParking } from './wait-parking.js';
  */
 export interface ExecutionEngineDeps {
   store: EventStore;
+  /** Event size limits and the blob storage of large values; default limits, values inline. */
+  eventStorage?: EventStorage;
   directory: ProcessDirectory;
   executors: NodeExecutorRegistry;
   leases: ExecutionLeases;
@@ -290,7 +293,12 @@ export class ExecutionEngine {
    */
   async resume(executionId: string): Promise<boolean> {
     const stored = await this.deps.store.readStream(executionStreamId(executionId));
-    const events = stored.map((event) => ({ type: event.type, data: event.data }) as ExecutionEvent);
+    // Values that went to blob storage are read back: completed nodes seed the resumed run.
+    const events = await Promise.all(
+      stored.map((event) =>
+        resolveStoredValues({ type: event.type, data: event.data } as ExecutionEvent, this.deps.eventStorage?.values),
+      ),
+    );
     const state = foldExecution(events);
     if (!state.started || isFinished(state)) {
       await this.deps.leases.release(executionId);
@@ -414,11 +422,20 @@ export class ExecutionEngine {
   }
 
   private newRun(executionId: string, state: ExecutionState, version: number, metadata: EventMetadata): ExecutionRun {
-    return new ExecutionRun(executionId, state, version, metadata, this.writer, this.now, (error) => {
-      if (!(error instanceof WrongExpectedVersionError))
-        this.deps.logger.error({ err: error, executionId }, 'execution write failed');
-      this.active.get(executionId)?.controller.abort(CONFLICT);
-    });
+    return new ExecutionRun(
+      executionId,
+      state,
+      version,
+      metadata,
+      this.writer,
+      this.now,
+      (error) => {
+        if (!(error instanceof WrongExpectedVersionError))
+          this.deps.logger.error({ err: error, executionId }, 'execution write failed');
+        this.active.get(executionId)?.controller.abort(CONFLICT);
+      },
+      this.deps.eventStorage,
+    );
   }
 
   /** Compiled once per process revision and shared by its executions; 400 when the graph cannot run. */

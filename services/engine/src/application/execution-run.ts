@@ -7,15 +7,24 @@ import { evolve, type ExecutionState } from '../domain/execution/state.js';
 import type { GraphNode } from '../domain/graph/execution-graph.js';
 import type { CompletedNode, RunListener } from './graph-runner.js';
 import type { ExecutionEventWriter } from './execution-event-writer.js';
+import { DEFAULT_EVENT_SIZE_LIMITS, prepareForStorage, type EventStorage } from './event-values.js';
+
+/** Longest node error recorded: a huge message must not make its NodeFailed event unstorable. */
+const MAX_ERROR_CHARS = 16 * 1024;
+const bounded = (error: string): string =>
+  error.length > MAX_ERROR_CHARS ? `${error.slice(0, MAX_ERROR_CHARS)}… (truncated)` : error;
 
 /**
  * One execution held in memory by the engine running it: its state (folded from its events),
  * the stream version, and the metadata every event carries. Each command is decided against
- * the state, applied at once, and queued on the group-commit writer.
+ * the state, made fit to store (large values to blob storage, oversize events refused before
+ * anything changes), applied at once, and queued on the group-commit writer.
  */
 export class ExecutionRun {
   private pendingWrites: Promise<void>[] = [];
   private writeFailure: unknown = null;
+  /** Set while an append waits for its blob writes: later appends queue behind it, in order. */
+  private appendGate: Promise<void> | null = null;
 
   constructor(
     readonly executionId: string,
@@ -26,6 +35,7 @@ export class ExecutionRun {
     private readonly now: () => Date,
     /** Called once when a write fails (a conflict means the stream changed elsewhere). */
     private readonly onWriteFailure: (error: unknown) => void,
+    private readonly storage: EventStorage = { limits: DEFAULT_EVENT_SIZE_LIMITS },
   ) {}
 
   /** Trace id of the request that started the execution, when it had one. */
@@ -45,11 +55,19 @@ export class ExecutionRun {
   execute(command: ExecutionCommand): ExecutionEvent[] {
     const events = decide(command, this.state);
     if (events.length === 0) return events;
+    // Throws EventTooLargeError before the state or the stream changes.
+    const prepared = events.map((event) => prepareForStorage(event, this.storage));
     for (const event of events) evolve(this.state, event);
     const expected = this.version === 0 ? 'no_stream' : this.version;
     this.version += events.length;
-    const stored: NewEvent[] = events.map((event) => ({ type: event.type, data: event.data, metadata: this.metadata }));
-    const write = this.writer.append(executionStreamId(this.executionId), stored, expected).catch((error: unknown) => {
+    const stored: NewEvent[] = prepared.map(({ type, data, schemaVersion }) => ({
+      type,
+      data,
+      schemaVersion,
+      metadata: this.metadata,
+    }));
+    const blobWrites = prepared.flatMap((event) => event.blobWrites);
+    const write = this.append(stored, expected, blobWrites).catch((error: unknown) => {
       if (this.writeFailure === null) {
         this.writeFailure = error ?? new Error('write failed');
         this.onWriteFailure(error);
@@ -58,6 +76,23 @@ export class ExecutionRun {
     this.pendingWrites.push(write);
     if (this.pendingWrites.length > 256) this.pendingWrites = [Promise.all(this.pendingWrites).then(() => undefined)];
     return events;
+  }
+
+  /** Queues the append at once, or, while blob writes are pending, once they and every earlier append are queued. */
+  private append(stored: NewEvent[], expected: number | 'no_stream', blobWrites: Promise<void>[]): Promise<void> {
+    const streamId = executionStreamId(this.executionId);
+    if (blobWrites.length === 0 && this.appendGate === null) return this.writer.append(streamId, stored, expected);
+    const ready = Promise.all([this.appendGate, ...blobWrites]);
+    const appended = ready.then(() => this.writer.append(streamId, stored, expected));
+    // Reactions run in order: the next append is queued after this one (a failure fails it too).
+    const gate: Promise<void> = ready.then(() => undefined);
+    gate.catch(() => undefined);
+    this.appendGate = gate;
+    void gate.then(
+      () => this.appendGate === gate && (this.appendGate = null),
+      () => undefined,
+    );
+    return appended;
   }
 
   /** Resolves when every event so far is committed; rejects with the first write failure. */
@@ -75,10 +110,10 @@ export class ExecutionRun {
     const meta = () => ({ now: this.now() });
     const where = (iteration: IterationPath) => (iteration.length > 0 ? { iteration } : {});
     return {
-      nodeStarted: (node: GraphNode, input, iteration) => {
+      nodeStarted: (node: GraphNode, _input, iteration, _at, origin) => {
         this.execute({
           type: 'StartNode',
-          data: { nodeId: node.id, nodeName: node.label, nodeType: node.type, inputData: input, ...where(iteration) },
+          data: { nodeId: node.id, nodeName: node.label, nodeType: node.type, ...origin, ...where(iteration) },
           metadata: meta(),
         });
       },
@@ -98,7 +133,7 @@ export class ExecutionRun {
       nodeFailed: (node: GraphNode, error, iteration, _at, durationMs) => {
         this.execute({
           type: 'FailNode',
-          data: { nodeId: node.id, error, durationMs, ...where(iteration) },
+          data: { nodeId: node.id, error: bounded(error), durationMs, ...where(iteration) },
           metadata: meta(),
         });
       },

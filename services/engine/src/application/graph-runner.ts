@@ -1,10 +1,11 @@
-import type { DecryptedConnection, FileReference, IterationPath } from '@weft/contracts';
+import type { DecryptedConnection, FileReference, IterationPath, NodeInputSource } from '@weft/contracts';
 import type { ExecutionGraph, GraphEdge, GraphNode } from '../domain/graph/execution-graph.js';
 import { LOOP_BODY_HANDLE } from '../domain/graph/execution-graph.js';
 import { mergeNodeInput } from '../domain/graph/node-input.js';
 import { storableText, toJsonValue } from '../domain/graph/json-value.js';
 import { resolveTemplates } from '../domain/graph/templates.js';
 import type { NodeExecutorRegistry, NodeResult, NodeRunContext } from '../domain/nodes/node-executor.js';
+import { EventTooLargeError } from './event-values.js';
 import { sleepUntil } from './long-timer.js';
 
 /**
@@ -19,8 +20,25 @@ export interface CompletedNode {
   handles: readonly string[];
 }
 
+/** Where a node's input comes from: what NodeStarted records instead of a copy of the input. */
+export interface InputOrigin {
+  inputFrom: NodeInputSource[];
+  /** Set for a loop body node fed by its loop: the item it sees. */
+  loopItem?: unknown;
+}
+
+/**
+ * Receives every step. A step the listener cannot record (EventTooLargeError) fails the node:
+ * a refused start fails it unstarted, a refused completion records it failed.
+ */
 export interface RunListener {
-  nodeStarted(node: GraphNode, input: Record<string, unknown>, iteration: IterationPath, at: Date): void;
+  nodeStarted(
+    node: GraphNode,
+    input: Record<string, unknown>,
+    iteration: IterationPath,
+    at: Date,
+    origin: InputOrigin,
+  ): void;
   nodeCompleted(node: GraphNode, result: CompletedNode, iteration: IterationPath, at: Date, durationMs: number): void;
   nodeFailed(node: GraphNode, error: string, iteration: IterationPath, at: Date, durationMs: number): void;
   nodeSkipped(node: GraphNode, iteration: IterationPath, at: Date): void;
@@ -34,18 +52,18 @@ export interface RunGraphInput {
   organizationId: string;
   triggerNodeId: string;
   triggerData: unknown;
-  /** Nodes that completed before (resume, retry): not run again, keyed by `nodeRunKey`. */
-  completed?: ReadonlyMap<string, CompletedNode>;
+  /** Nodes that completed before (resume, retry): not run again, keyed by `nodeRunKey`; their input is rebuilt from their parents. */
+  completed?: ReadonlyMap<string, Omit<CompletedNode, 'input'>>;
   /** First start of nodes that ran before, keyed by `nodeRunKey` (durable waits count from it). */
   firstStarts?: ReadonlyMap<string, Date>;
   signal: AbortSignal;
   listener: RunListener;
   now: () => Date;
   connection: (connectionId: string) => Promise<DecryptedConnection>;
-  /** Largest a node's config may grow when its templates are resolved (WEFT_NODE_CONFIG_MAX_BYTES). */
-  maxConfigBytes?: number;
   /** How a node waits until a time (the engine parks long waits); default a timer. */
   sleepUntil?: (at: Date, signal: AbortSignal) => Promise<void>;
+  /** Largest a node's config may grow when its templates are resolved (WEFT_NODE_CONFIG_MAX_BYTES). */
+  maxConfigBytes?: number;
   /** Wraps each node's work (tracing spans); default runs it as is. */
   around?: <T>(node: GraphNode, iteration: IterationPath, work: () => Promise<T>) => Promise<T>;
 }
@@ -55,7 +73,10 @@ export type RunOutcome =
   | { status: 'failed'; node: GraphNode; error: string }
   | { status: 'aborted'; reason: unknown };
 
-export type NodeOutcome = ({ status: 'completed' } & CompletedNode) | { status: 'skipped' };
+/** `source` names the run (for its children's InputOrigin); `loopSeed` marks a loop as its body sees it. */
+export type NodeOutcome =
+  | ({ status: 'completed'; source: NodeInputSource; loopSeed?: { item: unknown } } & CompletedNode)
+  | { status: 'skipped' };
 
 /** Key of one run of a node: its id, prefixed by the loop iterations it ran in. */
 export const nodeRunKey = (nodeId: string, iteration: IterationPath): string =>
@@ -164,24 +185,42 @@ export async function runGraph(input: RunGraphInput): Promise<RunOutcome> {
           return parent?.status === 'completed' && parent.handles.includes(edge.sourceHandle);
         });
         if (active.length === 0) return skip(node);
+        const origin: InputOrigin = { inputFrom: [] };
         const parents = active.map((edge) => {
-          const parent = resultOf(edge.source) as { status: 'completed' } & CompletedNode;
+          const parent = resultOf(edge.source) as Extract<NodeOutcome, { status: 'completed' }>;
+          origin.inputFrom.push(parent.source);
+          if (parent.loopSeed) origin.loopItem = parent.loopSeed.item;
           return {
             label: (graph.nodes.get(edge.source) as GraphNode).label,
             input: parent.input,
             output: parent.output,
           };
         });
-        run(node, mergeNodeInput(parents)).catch(fail);
+        run(node, mergeNodeInput(parents), origin).catch(fail);
       };
 
-      const run = async (node: GraphNode, nodeInput: Record<string, unknown>): Promise<void> => {
+      const source = (node: GraphNode): NodeInputSource =>
+        iteration.length === 0 ? { nodeId: node.id } : { nodeId: node.id, iteration };
+
+      const run = async (
+        node: GraphNode,
+        nodeInput: Record<string, unknown>,
+        origin: InputOrigin = { inputFrom: [] },
+      ): Promise<void> => {
         const key = nodeRunKey(node.id, iteration);
         const before = input.completed?.get(key);
-        if (before) return finish(node, { status: 'completed', ...before });
+        if (before) {
+          const { output, handles } = before;
+          return finish(node, { status: 'completed', source: source(node), input: nodeInput, output, handles });
+        }
         const executor = input.executors.get(node.type);
         const startedAt = input.now();
-        input.listener.nodeStarted(node, nodeInput, iteration, startedAt);
+        try {
+          input.listener.nodeStarted(node, nodeInput, iteration, startedAt, origin);
+        } catch (error) {
+          if (error instanceof EventTooLargeError) throw new NodeRunFailed(node, error.message);
+          throw error;
+        }
         let result: NodeResult;
         try {
           if (!executor) throw new Error(`no executor for node type "${node.type}"`);
@@ -204,6 +243,8 @@ export async function runGraph(input: RunGraphInput): Promise<RunOutcome> {
               const bodyIteration = [...iteration, { loopNodeId: node.id, index }];
               const seed: NodeOutcome = {
                 status: 'completed',
+                source: source(node),
+                loopSeed: { item },
                 input: nodeInput,
                 output: { item, index },
                 handles: [LOOP_BODY_HANDLE],
@@ -245,8 +286,14 @@ export async function runGraph(input: RunGraphInput): Promise<RunOutcome> {
           node.config.passthroughFiles === true ? withPassthroughFiles(result.output, nodeInput) : result.output;
         const completed: CompletedNode = { input: nodeInput, output, handles: result.handles ?? ['output'] };
         const at = input.now();
-        input.listener.nodeCompleted(node, completed, iteration, at, at.getTime() - startedAt.getTime());
-        finish(node, { status: 'completed', ...completed });
+        try {
+          input.listener.nodeCompleted(node, completed, iteration, at, at.getTime() - startedAt.getTime());
+        } catch (error) {
+          if (!(error instanceof EventTooLargeError)) throw error;
+          input.listener.nodeFailed(node, error.message, iteration, at, at.getTime() - startedAt.getTime());
+          throw new NodeRunFailed(node, error.message);
+        }
+        finish(node, { status: 'completed', source: source(node), ...completed });
       };
 
       for (const id of scope) {

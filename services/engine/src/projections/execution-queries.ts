@@ -10,6 +10,8 @@ import type {
   NodeState,
 } from '@weft/contracts';
 import { deliveriesOfExecution, toDeliveries } from './error-webhook-deliveries.js';
+import { resolveRowValues, type ValueReader } from './resolve-row-values.js';
+
 /** Reads of the execution read models; nothing here reads events. */
 type Row = Record<string, unknown>;
 
@@ -78,7 +80,11 @@ const toNestedNodeState = (row: Row): NodeState => ({
 });
 
 /** One round trip: the execution row with its node rows aggregated (a synchronous run reads it at the end). */
-export async function findExecution(db: Db, executionId: string): Promise<ExecutionRecord | undefined> {
+export async function findExecution(
+  db: Db,
+  executionId: string,
+  readValue?: ValueReader,
+): Promise<ExecutionRecord | undefined> {
   const { rows } = await sql<Row>`
     SELECT e.*, (
       SELECT coalesce(jsonb_agg(to_jsonb(n) ORDER BY n.position), '[]'::jsonb)
@@ -88,6 +94,7 @@ export async function findExecution(db: Db, executionId: string): Promise<Execut
   const row = rows[0];
   if (!row) return undefined;
   const nodes = (parsed(row.node_rows) ?? []) as Row[];
+  await resolveRowValues(row, nodes, readValue);
   return {
     ...toSummary(row),
     input_data: parsed(row.input_data),

@@ -65,4 +65,13 @@ export const engineMigrations: Migration[] = [
         )`.execute(db);
     },
   },
+  {
+    // NodeStarted records its input as references, and large values live in blob storage: the
+    // rows keep the references, and reads resolve them.
+    name: '0002-input-and-value-references',
+    async up(db) {
+      await sql`ALTER TABLE engine_node_states ADD COLUMN input_from jsonb, ADD COLUMN output_ref jsonb`.execute(db);
+      await sql`ALTER TABLE engine_executions ADD COLUMN input_ref jsonb, ADD COLUMN output_ref jsonb`.execute(db);
+    },
+  },
 ];

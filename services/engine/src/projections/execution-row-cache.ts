@@ -41,7 +41,10 @@ export class ExecutionRowCache {
     if (execution.status !== 'running') return;
     clearLargeColumns(execution);
     execution.graph_snapshot = undefined;
-    for (const node of nodes.values()) clearLargeColumns(node);
+    for (const node of nodes.values()) {
+      clearLargeColumns(node);
+      node.input_from = undefined;
+    }
     this.entries.set(executionId, { version, execution, nodes });
     // Oldest first: executions parked longest are the least likely to write soon.
     while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);

@@ -1,3 +1,4 @@
+import type { IterationPath, NodeInputSource, StoredValueRef } from '@weft/contracts';
 import type { ExecutionEvent } from '../domain/execution/events.js';
 
 /**
@@ -22,6 +23,9 @@ export interface ExecutionRow {
   input_data: unknown;
   output_data: unknown;
   graph_snapshot: unknown;
+  /** Blob references of `input_data` / `output_data` when they were too large to store inline. */
+  input_ref: StoredValueRef | null;
+  output_ref: StoredValueRef | null;
 }
 
 export interface NodeStateRow {
@@ -38,6 +42,17 @@ export interface NodeStateRow {
   output_data: unknown;
   error: string | null;
   iterations: number | null;
+  /** Where the input comes from (NodeStarted v2); `input_data` holds it only for version 1 events. */
+  input_from: NodeInputOrigin | undefined | null;
+  output_ref: StoredValueRef | null;
+}
+
+/** The references of the node's last run, resolved into its input when read. */
+export interface NodeInputOrigin {
+  inputFrom: NodeInputSource[];
+  iteration?: IterationPath;
+  loopItem?: unknown;
+  loopItemRef?: StoredValueRef;
 }
 
 /** Rows touched by a batch, keyed by execution id (and node id). */
@@ -121,6 +136,8 @@ export function applyToRows(rows: ExecutionRowSet, event: ExecutionEvent): void 
         input_data: d.inputData,
         output_data: null,
         graph_snapshot: d.graphSnapshot,
+        input_ref: d.inputDataRef ?? null,
+        output_ref: null,
       });
       rows.changedExecutions.add(d.executionId);
       const nodes = new Map<string, NodeStateRow>();
@@ -139,6 +156,8 @@ export function applyToRows(rows: ExecutionRowSet, event: ExecutionEvent): void 
           output_data: null,
           error: null,
           iterations: null,
+          input_from: null,
+          output_ref: null,
         });
         rows.changedNodes.add(`${d.executionId}\u0000${node.id}`);
       });
@@ -154,6 +173,15 @@ export function applyToRows(rows: ExecutionRowSet, event: ExecutionEvent): void 
         row.completed_at = null;
         row.duration_ms = null;
         row.input_data = d.inputData;
+        row.input_from =
+          d.inputFrom === undefined || d.inputData !== undefined
+            ? undefined
+            : {
+                inputFrom: d.inputFrom,
+                ...(d.iteration ? { iteration: d.iteration } : {}),
+                ...(d.loopItem === undefined ? {} : { loopItem: d.loopItem }),
+                ...(d.loopItemRef ? { loopItemRef: d.loopItemRef } : {}),
+              };
         row.error = null;
         if ((d.iteration?.length ?? 0) > 0) row.iterations = (row.iterations ?? 0) + 1;
       });
@@ -166,6 +194,7 @@ export function applyToRows(rows: ExecutionRowSet, event: ExecutionEvent): void 
         row.completed_at = d.completedAt;
         row.duration_ms = d.durationMs;
         row.output_data = d.outputData;
+        row.output_ref = d.outputDataRef ?? null;
       });
       return;
     }
@@ -202,6 +231,7 @@ export function applyToRows(rows: ExecutionRowSet, event: ExecutionEvent): void 
         row.completed_at = d.completedAt;
         row.duration_ms = ms(d.durationSeconds);
         row.output_data = d.outputData;
+        row.output_ref = d.outputDataRef ?? null;
       });
       return;
     }

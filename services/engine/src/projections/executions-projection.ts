@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Projection, StoredEvent, Trx } from '@weft/event-store';
+import type { StoredValueRef } from '@weft/contracts';
 import { EXECUTION_EVENT_TYPES, type ExecutionEvent } from '../domain/execution/events.js';
 import { errorWebhookDeliveryWrites, resetErrorWebhookDeliveries } from './error-webhook-deliveries.js';
 import { ExecutionRowCache } from './execution-row-cache.js';
@@ -24,7 +25,7 @@ import {
  */
 const EXECUTION_TYPES = new Set<string>(EXECUTION_EVENT_TYPES);
 
-const KEPT_WHEN_NULL = new Set(['input_data', 'output_data', 'graph_snapshot']);
+const KEPT_WHEN_NULL = new Set(['input_data', 'output_data', 'graph_snapshot', 'input_from']);
 const iso = (value: unknown): string | null =>
   value === null || value === undefined
     ? null
@@ -50,6 +51,8 @@ const executionFromDb = (row: Record<string, unknown>): ExecutionRow => ({
   input_data: undefined,
   output_data: undefined,
   graph_snapshot: undefined,
+  input_ref: (row.input_ref as StoredValueRef | null) ?? null,
+  output_ref: (row.output_ref as StoredValueRef | null) ?? null,
 });
 
 const nodeFromDb = (row: Record<string, unknown>): NodeStateRow => ({
@@ -66,6 +69,8 @@ const nodeFromDb = (row: Record<string, unknown>): NodeStateRow => ({
   output_data: undefined,
   error: (row.error as string | null) ?? null,
   iterations: num(row.iterations),
+  input_from: undefined,
+  output_ref: (row.output_ref as StoredValueRef | null) ?? null,
 });
 
 const EXECUTION_COLUMNS = [
@@ -84,6 +89,8 @@ const EXECUTION_COLUMNS = [
   'input_data',
   'output_data',
   'graph_snapshot',
+  'input_ref',
+  'output_ref',
 ] as const;
 const NODE_COLUMNS = [
   'position',
@@ -97,6 +104,8 @@ const NODE_COLUMNS = [
   'output_data',
   'error',
   'iterations',
+  'input_from',
+  'output_ref',
 ] as const;
 
 /** First and last stream version of each execution's events in this batch. */
@@ -153,10 +162,11 @@ async function loadRows(
 /** Column types of the recordset each upsert reads its rows from. */
 const EXECUTION_TYPES_SQL = `id uuid, process_id uuid, organization_id uuid, status text, started_at timestamptz,
   completed_at timestamptz, duration_ms bigint, error_message text, triggered_by_user_id text, trigger_node_id text,
-  attempt integer, failed_node_id text, failed_node_name text, input_data json, output_data json, graph_snapshot json`;
+  attempt integer, failed_node_id text, failed_node_name text, input_data json, output_data json, graph_snapshot json,
+  input_ref jsonb, output_ref jsonb`;
 const NODE_TYPES_SQL = `execution_id uuid, node_id text, position integer, node_name text, node_type text, status text,
   started_at timestamptz, completed_at timestamptz, duration_ms bigint, input_data json, output_data json,
-  error text, iterations integer`;
+  error text, iterations integer, input_from json, output_ref jsonb`;
 
 /**
  * The recordset reads JSON columns as json (one pass over the text); the tables hold jsonb. A

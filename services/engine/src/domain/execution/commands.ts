@@ -1,4 +1,4 @@
-import type { IterationPath } from '@weft/contracts';
+import type { IterationPath, NodeInputSource } from '@weft/contracts';
 import type { ExecutionStartedData, FailedNodeInfo } from './events.js';
 
 /** Commands on an execution; the adapter fills `metadata.now`, the domain never reads a clock. */
@@ -15,7 +15,7 @@ export type ExecutionCommand =
   | { type: 'StartExecution'; data: Omit<ExecutionStartedData, 'startedAt'>; metadata: CommandMetadata }
   | {
       type: 'StartNode';
-      data: NodeRef & { nodeName: string; nodeType: string; inputData: unknown };
+      data: NodeRef & { nodeName: string; nodeType: string; inputFrom: NodeInputSource[]; loopItem?: unknown };
       metadata: CommandMetadata;
     }
   | {

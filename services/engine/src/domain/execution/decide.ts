@@ -51,7 +51,7 @@ export function decide(command: ExecutionCommand, state: ExecutionState): Execut
 
   switch (command.type) {
     case 'StartNode': {
-      const { nodeId, iteration, nodeName, nodeType, inputData } = command.data;
+      const { nodeId, iteration, nodeName, nodeType, inputFrom, loopItem } = command.data;
       const run = state.nodeRuns.get(runKey(nodeId, iteration));
       if (run?.status === 'completed' || run?.status === 'skipped') {
         throw conflict(`node ${nodeId} already ${run.status}`);
@@ -64,7 +64,8 @@ export function decide(command: ExecutionCommand, state: ExecutionState): Execut
             nodeId,
             nodeName,
             nodeType,
-            inputData,
+            inputFrom,
+            ...(loopItem === undefined ? {} : { loopItem }),
             attempt: state.attempt,
             startedAt: at,
             ...(iteration?.length ? { iteration } : {}),

@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { executionEventSchemas, ProblemError, type StoredValueRef } from '@weft/contracts';
+import { blobUrlOf } from '@weft/blob-storage';
+import type { ExecutionEvent } from '../domain/execution/events.js';
+
+/**
+ * How execution events are made fit to store: a value over the inline limit (a node's output, the
+ * trigger's data, a loop item) goes to blob storage once and the event carries `<field>Ref`
+ * instead; an event still over the event limit is refused, never appended (it would exceed NATS
+ * max_payload and could not be published). A resumed run reads the values back.
+ */
+export interface ValueStore {
+  /** Stores a value's JSON text under `key` (its reference's url is `blobUrlOf(key)`). */
+  put(key: string, json: string): Promise<void>;
+  get(ref: StoredValueRef): Promise<unknown>;
+}
+
+export interface EventSizeLimits {
+  /** WEFT_EVENT_MAX_BYTES: no larger event is appended. */
+  maxEventBytes: number;
+  /** WEFT_EVENT_VALUE_INLINE_MAX_BYTES: larger values go to blob storage. */
+  valueInlineMaxBytes: number;
+}
+
+export const DEFAULT_EVENT_SIZE_LIMITS: EventSizeLimits = {
+  maxEventBytes: 4 * 1024 * 1024,
+  valueInlineMaxBytes: 256 * 1024,
+};
+
+export interface EventStorage {
+  limits: EventSizeLimits;
+  /** Absent: every value stays inline (and the event limit still applies). */
+  values?: ValueStore;
+}
+
+/** The fields of each event type whose value may be stored as a blob reference (`<field>Ref`). */
+const VALUE_FIELDS: Partial<Record<ExecutionEvent['type'], readonly string[]>> = {
+  ExecutionStarted: ['inputData'],
+  NodeStarted: ['loopItem'],
+  NodeCompleted: ['outputData'],
+  ExecutionCompleted: ['outputData'],
+};
+
+/** An event over WEFT_EVENT_MAX_BYTES: refused before anything is recorded. */
+export class EventTooLargeError extends ProblemError {
+  constructor(type: string, bytes: number, max: number) {
+    super(413, `${type} event of ${bytes} bytes exceeds WEFT_EVENT_MAX_BYTES (${max} bytes)`);
+  }
+}
+
+export interface PreparedEvent {
+  type: ExecutionEvent['type'];
+  data: Record<string, unknown>;
+  schemaVersion: number;
+  /** Blob writes that must finish before the event is appended. */
+  blobWrites: Promise<void>[];
+}
+
+const bytesOf = (json: string): number => Buffer.byteLength(json);
+
+/** The event as it is stored; throws EventTooLargeError when it cannot be. */
+export function prepareForStorage(event: ExecutionEvent, storage: EventStorage): PreparedEvent {
+  const { limits, values } = storage;
+  const data: Record<string, unknown> = { ...(event.data as object) };
+  const puts: (() => Promise<void>)[] = [];
+  let inlineValueBytes = 0;
+  const inlineValues: Record<string, unknown> = {};
+  for (const field of VALUE_FIELDS[event.type] ?? []) {
+    if (data[field] === undefined) continue;
+    const json = JSON.stringify(data[field]);
+    const bytes = bytesOf(json);
+    if (bytes > limits.valueInlineMaxBytes && values) {
+      const key = `execution-values/${event.data.executionId}/${randomUUID()}.json`;
+      const ref: StoredValueRef = { url: blobUrlOf(key), size: bytes };
+      delete data[field];
+      data[`${field}Ref`] = ref;
+      puts.push(() => values.put(key, json));
+    } else {
+      inlineValueBytes += bytes + field.length + 4;
+      inlineValues[field] = data[field];
+      delete data[field];
+    }
+  }
+  // Measured without re-serializing the inline values: their JSON was measured above.
+  const size = bytesOf(JSON.stringify(data)) + inlineValueBytes;
+  if (size > limits.maxEventBytes) throw new EventTooLargeError(event.type, size, limits.maxEventBytes);
+  // Started only once the event is known to fit: a refused event leaves no blob behind.
+  const blobWrites = puts.map((put) => put());
+  return {
+    type: event.type,
+    data: { ...data, ...inlineValues },
+    schemaVersion: executionEventSchemas[event.type].schemaVersion,
+    blobWrites,
+  };
+}
+
+/** The event with every value that went to blob storage read back into its field. */
+export async function resolveStoredValues(
+  event: ExecutionEvent,
+  values: ValueStore | undefined,
+): Promise<ExecutionEvent> {
+  const fields = VALUE_FIELDS[event.type] ?? [];
+  const data = event.data as unknown as Record<string, unknown>;
+  const refs = fields.filter((field) => data[`${field}Ref`] !== undefined && data[field] === undefined);
+  if (refs.length === 0) return event;
+  if (!values) throw new Error(`${event.type} holds a blob reference but no blob storage is configured`);
+  const resolved: Record<string, unknown> = { ...data };
+  for (const field of refs) resolved[field] = await values.get(data[`${field}Ref`] as StoredValueRef);
+  return { type: event.type, data: resolved } as unknown as ExecutionEvent;
+}

@@ -1,0 +1,32 @@
+import type { NodeStartedData } from '@weft/contracts';
+import type { EventStore, Upcasters } from '@weft/event-store';
+
+/** NodeStarted as schema version 1 stored it: a copy of the whole input. */
+export interface NodeStartedDataV1 extends Omit<NodeStartedData, 'inputFrom' | 'loopItem' | 'loopItemRef'> {
+  inputData: unknown;
+}
+
+/**
+ * Version 1 to 2. NodeStarted: the copied input stays as `inputData` (readers use it when present)
+ * and no references are known. ExecutionStarted, NodeCompleted, ExecutionCompleted: version 2 only
+ * added the optional `<field>Ref`, so their version 1 data is already valid version 2 data.
+ */
+export const upcastNodeStartedV1 = (data: NodeStartedDataV1): NodeStartedData => ({ ...data, inputFrom: [] });
+
+const unchanged = <T>(data: T): T => data;
+
+export const executionUpcasters: Upcasters = {
+  NodeStarted: { 1: upcastNodeStartedV1 },
+  ExecutionStarted: { 1: unchanged },
+  NodeCompleted: { 1: unchanged },
+  ExecutionCompleted: { 1: unchanged },
+};
+
+const registered = new WeakSet<EventStore>();
+
+/** Once per store: several engines (replicas in tests) may share one. */
+export function registerExecutionUpcasters(store: EventStore): void {
+  if (registered.has(store)) return;
+  registered.add(store);
+  store.registerUpcasters(executionUpcasters);
+}

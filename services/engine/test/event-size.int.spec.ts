@@ -1,0 +1,138 @@
+import { engineHttp, type ExecutionRecord, type ProcessRecord } from '@weft/contracts';
+import type { StoredEvent } from '@weft/event-store';
+import { GraphBuilder } from './fixtures/graph-builder.js';
+import { actorOf, startEngineHarness, type EngineHarness } from './support/engine-harness.js';
+
+/**
+ * Execution events stay small: NodeStarted records where the input comes from, not a copy of it;
+ * large values go to blob storage once; an event over the limit is never appended. The execution
+ * record still shows every node's input and output.
+ */
+describe('execution event sizes (embedded)', () => {
+  const org = crypto.randomUUID();
+  const actor = actorOf(org);
+  let harness: EngineHarness;
+  let tight: EngineHarness;
+  beforeAll(async () => {
+    harness = await startEngineHarness('embedded', {
+      eventLimits: { maxEventBytes: 64 * 1024, valueInlineMaxBytes: 2048 },
+    });
+    // Values are never moved to blob storage here, so an event can outgrow the limit.
+    tight = await startEngineHarness('embedded', {
+      eventLimits: { maxEventBytes: 4096, valueInlineMaxBytes: 1024 * 1024 },
+    });
+  });
+  afterAll(async () => {
+    await harness?.close();
+    await tight?.close();
+  });
+
+  const run = async (on: EngineHarness, process: ProcessRecord, body: unknown) => {
+    on.catalog.add(process);
+    const reply = await on.call(engineHttp.testProcess, { params: { processId: process.id }, body }, actor);
+    const id = (reply.body as { execution_id: string }).execution_id;
+    const record = (await on.call(engineHttp.getExecution, { params: { id } }, actor)).body as ExecutionRecord;
+    const events = await on.store.readStream(`execution-${id}`);
+    return { record, events };
+  };
+  const bytes = (event: StoredEvent): number => Buffer.byteLength(JSON.stringify(event.data));
+  const started = (events: StoredEvent[], nodeId: string) =>
+    events.filter((e) => e.type === 'NodeStarted' && (e.data as { nodeId: string }).nodeId === nodeId);
+  const node = (record: ExecutionRecord, name: string) => record.node_states.find((n) => n.node_name === name)!;
+
+  test('NodeStarted names the parent runs instead of copying the input; the record shows the input', async () => {
+    const g = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('A', 'scriptNode', { code: 'return { text: "a".repeat(1500) }' })
+      .node('B', 'scriptNode', { code: 'return { length: input.A.text.length }' })
+      .node('C', 'scriptNode', { code: 'return input.B.length + input.In.add' })
+      .edge('In', 'A')
+      .edge('A', 'B')
+      .edge('B', 'C');
+    const { record, events } = await run(harness, g.process({ organization_id: org }), { add: 1 });
+
+    expect(record.status).toBe('completed');
+    expect(node(record, 'C').output_data).toBe(1501);
+    const [startedC] = started(events, g.id('C'));
+    expect(startedC!.schemaVersion).toBe(2);
+    expect(startedC!.data).toMatchObject({ inputFrom: [{ nodeId: g.id('B') }] });
+    expect(startedC!.data).not.toHaveProperty('inputData');
+    expect(bytes(startedC!)).toBeLessThan(400);
+    expect(node(record, 'C').input_data).toEqual({
+      In: { add: 1 },
+      A: { text: 'a'.repeat(1500) },
+      B: { length: 1500 },
+    });
+    expect(node(record, 'A').input_data).toEqual({ In: { add: 1 } });
+    expect(node(record, 'In').input_data).toEqual({});
+  });
+
+  test("a loop's body runs do not store the loop's input once per item", async () => {
+    const g = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('Big', 'scriptNode', { code: 'return { pad: "p".repeat(1500) }' })
+      .node('Each', 'loopNode', { items: '{{input["In"]["items"]}}' })
+      .node('Double', 'scriptNode', { code: 'return input.Each.item * 2 + input.Big.pad.length' })
+      .edge('In', 'Big')
+      .edge('Big', 'Each')
+      .edge('Each', 'Double', 'start');
+    const { record, events } = await run(harness, g.process({ organization_id: org }), { items: [1, 2, 3, 4] });
+
+    expect(record.status).toBe('completed');
+    expect(node(record, 'Each').output_data).toEqual({
+      results: [1, 2, 3, 4].map((i) => ({ Double: i * 2 + 1500 })),
+    });
+    const bodyStarts = started(events, g.id('Double'));
+    expect(bodyStarts).toHaveLength(4);
+    expect(bodyStarts.map((e) => (e.data as { loopItem: unknown }).loopItem)).toEqual([1, 2, 3, 4]);
+    for (const event of bodyStarts) expect(bytes(event)).toBeLessThan(400);
+    // The node row shows its last run's input, rebuilt from the references.
+    expect(node(record, 'Double').input_data).toEqual({
+      In: { items: [1, 2, 3, 4] },
+      Big: { pad: 'p'.repeat(1500) },
+      Each: { item: 4, index: 3 },
+    });
+  });
+
+  test('an output over the inline limit is stored once in blob storage and read back', async () => {
+    const g = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('Large', 'scriptNode', { code: 'return { text: "x".repeat(10000) }' })
+      .node('Measure', 'scriptNode', { code: 'return input.Large.text.length' })
+      .edge('In', 'Large')
+      .edge('Large', 'Measure');
+    const { record, events } = await run(harness, g.process({ organization_id: org }), {});
+
+    expect(record.status).toBe('completed');
+    const completed = events.find(
+      (e) => e.type === 'NodeCompleted' && (e.data as { nodeId: string }).nodeId === g.id('Large'),
+    )!;
+    expect(completed.data).not.toHaveProperty('outputData');
+    expect(completed.data).toMatchObject({ outputDataRef: { url: expect.stringMatching(/^weft-blob:\/\//) } });
+    expect(bytes(completed)).toBeLessThan(1000);
+    expect(node(record, 'Large').output_data).toEqual({ text: 'x'.repeat(10000) });
+    expect(node(record, 'Measure').output_data).toBe(10000);
+    expect(node(record, 'Measure').input_data).toEqual({ In: {}, Large: { text: 'x'.repeat(10000) } });
+  });
+
+  test('an event over WEFT_EVENT_MAX_BYTES is never appended: its node fails with a clear error', async () => {
+    const g = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('Huge', 'scriptNode', { code: 'return { text: "h".repeat(10000) }' })
+      .node('After', 'scriptNode', { code: 'return 1' })
+      .edge('In', 'Huge')
+      .edge('Huge', 'After');
+    const { record, events } = await run(tight, g.process({ organization_id: org }), {});
+
+    expect(record.status).toBe('failed');
+    expect(node(record, 'Huge')).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/NodeCompleted event of \d+ bytes exceeds WEFT_EVENT_MAX_BYTES \(4096 bytes\)/),
+    });
+    expect(node(record, 'After').status).toBe('pending');
+    expect(
+      events.some((e) => e.type === 'NodeCompleted' && (e.data as { nodeId: string }).nodeId === g.id('Huge')),
+    ).toBe(false);
+    for (const event of events) expect(bytes(event)).toBeLessThanOrEqual(4096);
+  });
+});

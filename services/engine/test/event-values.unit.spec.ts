@@ -1,0 +1,107 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LocalDiskBlobStorage } from '@weft/blob-storage';
+import { upcastEvent, type StoredEvent } from '@weft/event-store';
+import { blobValueStore } from '../src/adapters/blob-value-store.js';
+import {
+  EventTooLargeError,
+  prepareForStorage,
+  resolveStoredValues,
+  type EventStorage,
+} from '../src/application/event-values.js';
+import type { ExecutionEvent } from '../src/domain/execution/events.js';
+import { executionUpcasters, type NodeStartedDataV1 } from '../src/domain/execution/upcasters.js';
+
+describe('NodeStarted version 1 upcaster', () => {
+  const v1: NodeStartedDataV1 = {
+    executionId: 'ex',
+    nodeId: 'b',
+    nodeName: 'B',
+    nodeType: 'scriptNode',
+    inputData: { A: { n: 1 } },
+    attempt: 1,
+    startedAt: '2026-01-01T00:00:00.000Z',
+  };
+  const stored = (type: string, data: unknown): StoredEvent => ({
+    eventId: 'e',
+    streamId: 'execution-ex',
+    streamVersion: 2,
+    position: 2,
+    type,
+    schemaVersion: 1,
+    data,
+    metadata: {},
+    recordedAt: new Date(0),
+  });
+
+  test('keeps the copied input and has no references', () => {
+    const upcast = upcastEvent(stored('NodeStarted', v1), executionUpcasters);
+    expect(upcast.schemaVersion).toBe(2);
+    expect(upcast.data).toEqual({ ...v1, inputFrom: [] });
+  });
+
+  test('the other version 1 events are valid version 2 as they are', () => {
+    const data = { executionId: 'ex', nodeId: 'b', outputData: 1, handles: ['output'] };
+    const upcast = upcastEvent(stored('NodeCompleted', data), executionUpcasters);
+    expect(upcast).toMatchObject({ schemaVersion: 2, data });
+  });
+});
+
+describe('event values in blob storage', () => {
+  let dir: string;
+  let storage: LocalDiskBlobStorage;
+  let events: EventStorage;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'weft-values-'));
+    storage = new LocalDiskBlobStorage(dir);
+    events = { limits: { maxEventBytes: 4096, valueInlineMaxBytes: 1024 }, values: blobValueStore(storage) };
+  });
+  afterEach(async () => {
+    await storage.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const completed = (outputData: unknown, error?: string): ExecutionEvent => ({
+    type: 'NodeCompleted',
+    data: {
+      executionId: 'ex',
+      nodeId: error ?? 'n',
+      outputData,
+      handles: ['output'],
+      completedAt: '2026-01-01T00:00:00.000Z',
+      durationMs: 1,
+    },
+  });
+  const files = async () => (await readdir(dir, { recursive: true })).filter((f) => f.endsWith('.json'));
+
+  test('a small value stays inline', () => {
+    const prepared = prepareForStorage(completed({ n: 1 }), events);
+    expect(prepared).toMatchObject({ schemaVersion: 2, data: { outputData: { n: 1 } }, blobWrites: [] });
+  });
+
+  test('a large value is stored once as a blob and read back', async () => {
+    const value = { text: 'x'.repeat(5000) };
+    const prepared = prepareForStorage(completed(value), events);
+    await Promise.all(prepared.blobWrites);
+    expect(prepared.data.outputData).toBeUndefined();
+    expect(prepared.data.outputDataRef).toEqual({
+      url: expect.stringMatching(/^weft-blob:\/\/execution-values\/ex\//),
+      size: JSON.stringify(value).length,
+    });
+    expect(await files()).toHaveLength(1);
+    const read = await resolveStoredValues(
+      { type: 'NodeCompleted', data: prepared.data } as unknown as ExecutionEvent,
+      events.values,
+    );
+    expect((read.data as { outputData: unknown }).outputData).toEqual(value);
+  });
+
+  test('an event over the limit is refused before any blob is written', async () => {
+    const inlineOnly: EventStorage = { limits: { maxEventBytes: 4096, valueInlineMaxBytes: 1024 * 1024 } };
+    expect(() => prepareForStorage(completed({ text: 'x'.repeat(5000) }), inlineOnly)).toThrow(EventTooLargeError);
+    const hugeName = completed(1, 'n'.repeat(5000));
+    expect(() => prepareForStorage(hugeName, events)).toThrow(/exceeds WEFT_EVENT_MAX_BYTES \(4096 bytes\)/);
+    expect(await files()).toHaveLength(0);
+  });
+});
