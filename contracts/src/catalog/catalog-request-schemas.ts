@@ -42,10 +42,10 @@ export const edgeInputSchema: JsonSchema = {
 };
 
 /**
- * The longest time-out a process may have: the engine arms one timer per execution, and Node
- * timers hold at most 2^31-1 ms (about 24.8 days).
+ * The longest time-out a process may have: a year (366 days). The engine's timers step past
+ * Node's 2^31-1 ms limit and long waits are parked, so the time-out is not bound by a timer.
  */
-export const MAX_PROCESS_TIMEOUT_SECONDS = 2_147_483;
+export const MAX_PROCESS_TIMEOUT_SECONDS = 31_622_400;
 
 /** error_webhook_url must be http(s); the catalog also checks that it parses as a URL. */
 export const HTTP_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$';

@@ -11,10 +11,10 @@ const isHttpUrl = (value: string): boolean => {
 };
 
 /**
- * The longest time-out a process may have: the engine arms one timer per execution and Node
- * timers hold at most 2^31-1 ms (about 24.8 days). Same value as the contract's request schemas.
+ * The longest time-out a process may have: a year (366 days); the engine's timers step past Node's
+ * 2^31-1 ms limit. Same value as the contract's request schemas.
  */
-export const MAX_TIMEOUT_SECONDS = 2_147_483;
+export const MAX_TIMEOUT_SECONDS = 31_622_400;
 
 /** Rules of the settings a process record carries; checks only the fields present. */
 export function settingsViolations(settings: Partial<ProcessSettings>): Violation[] {
