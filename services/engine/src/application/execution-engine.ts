@@ -173,7 +173,8 @@ export class ExecutionEngine {
     for (const executionId of running) {
       if (held.has(executionId)) continue;
       const lost = this.active.get(executionId);
-      if (!lost || lost.controller.signal.aborted) continue;
+      // A run that just ended or parked dropped its lease in that commit: nothing was lost.
+      if (!lost || lost.controller.signal.aborted || isFinished(lost.run.state)) continue;
       this.deps.logger.warn({ executionId }, 'execution lease lost, stopping its run here');
       lost.controller.abort(LEASE_LOST);
     }
