@@ -5,10 +5,12 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import {
   APPEND_LOCK_NAMESPACE,
+  migrate,
   openDatabase,
   PostgresEventStore,
   SessionAdvisoryLock,
   type Database,
+  type Trx,
 } from '../src/index.js';
 import { dropSchema, testDatabaseUrl, uniqueName } from './support/test-database.js';
 
@@ -105,6 +107,12 @@ describe('PostgreSQL timeouts and keepalive', () => {
   test('a statement running past the statement timeout is cancelled', async () => {
     const database = await open({ timeouts: { statementMs: 200 } });
     await expect(sql`SELECT pg_sleep(30)`.execute(database.db)).rejects.toThrow(/statement timeout/);
+  });
+
+  test('migrations are exempt: one running past the statement timeout still applies', async () => {
+    const database = await open({ timeouts: { statementMs: 100, lockMs: 100 } });
+    const slow = { name: '0001-slow', up: async (trx: Trx) => void (await sql`SELECT pg_sleep(0.3)`.execute(trx)) };
+    expect(await migrate(database.db, [slow], 'slow_migrations')).toEqual(['0001-slow']);
   });
 
   test('a leader whose heartbeat hangs gives the lock up, and a standby gets it', async () => {

@@ -22,6 +22,9 @@ export async function migrate(db: Db, migrations: readonly Migration[], table: s
     names.add(migration.name);
   }
   return db.transaction().execute(async (trx) => {
+    // Exempt from the pool's timeouts: a migration may rewrite a large table or wait for another replica's.
+    await sql`SET LOCAL statement_timeout = 0`.execute(trx);
+    await sql`SET LOCAL lock_timeout = 0`.execute(trx);
     // Replicas starting together must not run the same migration twice.
     await sql`SELECT pg_advisory_xact_lock(hashtext(${`weft-migrations:${table}`}))`.execute(trx);
     await sql
