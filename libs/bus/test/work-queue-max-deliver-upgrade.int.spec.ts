@@ -7,8 +7,8 @@ const servers = process.env.WEFT_TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 
 /**
  * Releases before dead letters created the engine's consumer with max_deliver 20: the server then
- * stopped redelivering a message nobody had recorded. Consuming now lifts that limit, so a message
- * is only ever given up by the dead-letter hook.
+ * stopped redelivering a message nobody had recorded. Consuming now lifts that limit (the
+ * server's create-or-update applies the new max_deliver), so only the dead-letter hook gives up.
  */
 test('an existing work-queue consumer with a server-side max_deliver is updated to unlimited', async () => {
   const bus = await NatsBus.connect({ servers, logger: createLogger('bus', { level: 'error' }) });

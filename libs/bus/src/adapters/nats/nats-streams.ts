@@ -54,11 +54,6 @@ export class NatsStreams {
     } catch (error) {
       // Already created by another replica (possibly with other settings, which then stay).
       if (!(await this.exists(() => this.jsm.consumers.info(stream, config.durable)))) throw error;
-      const info = await this.jsm.consumers.info(stream, config.durable);
-      // Consumers of older releases gave up after 20 deliveries on the server, where nobody records it.
-      if (info.config.max_deliver !== undefined && info.config.max_deliver > 0) {
-        await this.jsm.consumers.update(stream, config.durable, { max_deliver: -1 });
-      }
     }
   }
 
