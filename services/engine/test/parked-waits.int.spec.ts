@@ -92,4 +92,79 @@ describe('long waits are parked durably and woken on time (PostgreSQL + NATS)', 
     expect((await record())?.output_data).toEqual({ Out: { waited: dueAt } });
     expect(await parkedRow(second)).toBeUndefined();
   });
+
+  test('embedded: a parked wait (until an ISO time) can be cancelled, which removes its due row', async () => {
+    const embedded = await startEngineHarness('embedded', { now, leaseMs: 1000 }, { catalog });
+    try {
+      offsetMs = 0;
+      const until = new Date(Date.now() + 30 * DAY).toISOString();
+      const g = new GraphBuilder()
+        .node('In', 'inputNode', { triggerType: 'manual' })
+        .node('Later', 'waitNode', { until })
+        .node('Out', 'outputNode')
+        .edge('In', 'Later')
+        .edge('Later', 'Out');
+      const process_ = catalog.add(g.process({ organization_id: org, timeout_seconds: 40 * 24 * 3600 }));
+      const reply = await embedded.call(
+        engineHttp.testProcess,
+        { params: { processId: process_.id }, query: { waitSeconds: '0' }, body: {} },
+        actor,
+      );
+      const id = (reply.body as { execution_id: string }).execution_id;
+      const dueRows = async () =>
+        (
+          await sql<{ due_at: Date }>`SELECT due_at FROM engine_parked_waits WHERE execution_id = ${id}`.execute(
+            embedded.database.db,
+          )
+        ).rows;
+      await waitUntil(async () => (await dueRows()).length === 1 && !embedded.engine.runtime.engine.isRunningHere(id));
+      expect(new Date((await dueRows())[0]!.due_at).toISOString()).toBe(until);
+
+      const cancelled = await embedded.call(engineHttp.cancelExecution, { params: { id } }, actor);
+      expect(cancelled.body).toMatchObject({ status: 'cancelled' });
+      expect(await dueRows()).toHaveLength(0);
+      // Its time passing wakes nothing.
+      offsetMs = 31 * DAY;
+      expect(await embedded.engine.runtime.engine.maintain()).toEqual([]);
+      expect((await findExecution(embedded.database.db, id))?.status).toBe('cancelled');
+    } finally {
+      await embedded.close();
+    }
+  });
+
+  test('embedded: a parked wait due before the next scan is woken by a timer at its time', async () => {
+    const embedded = await startEngineHarness('embedded', { now, leaseMs: 1000 }, { catalog });
+    try {
+      offsetMs = 0;
+      const g = new GraphBuilder()
+        .node('In', 'inputNode', { triggerType: 'manual' })
+        .node('Hour', 'waitNode', { seconds: 3600 })
+        .node('Out', 'outputNode', { fields: { waited: '{{input["Hour"]["waitedUntil"]}}' } })
+        .edge('In', 'Hour')
+        .edge('Hour', 'Out');
+      const process_ = catalog.add(g.process({ organization_id: org, timeout_seconds: 7200 }));
+      const reply = await embedded.call(
+        engineHttp.testProcess,
+        { params: { processId: process_.id }, query: { waitSeconds: '0' }, body: {} },
+        actor,
+      );
+      const id = (reply.body as { execution_id: string }).execution_id;
+      const engine = embedded.engine.runtime.engine;
+      const parked = async () =>
+        (await embedded.store.readStream(`execution-${id}`)).find((e) => e.type === 'ExecutionParked');
+      await waitUntil(async () => (await parked()) !== undefined && !engine.isRunningHere(id));
+      const dueAt = (await parked())!.data as { dueAt: string };
+      // A second before it is due: the scan arms a timer instead of waking it.
+      offsetMs = Date.parse(dueAt.dueAt) - Date.now() - 1000;
+      expect(await engine.maintain()).toEqual([]);
+      await waitUntil(async () => (await findExecution(embedded.database.db, id))?.status === 'completed', 20_000);
+      const record = (await findExecution(embedded.database.db, id))!;
+      expect(record.output_data).toEqual({ Out: { waited: dueAt.dueAt } });
+      const resumedAt = (await embedded.store.readStream(`execution-${id}`)).find((e) => e.type === 'ExecutionResumed')!
+        .data as { resumedAt: string };
+      expect(Date.parse(resumedAt.resumedAt)).toBeGreaterThanOrEqual(Date.parse(dueAt.dueAt));
+    } finally {
+      await embedded.close();
+    }
+  });
 });
