@@ -135,4 +135,27 @@ describe('execution event sizes (embedded)', () => {
     ).toBe(false);
     for (const event of events) expect(bytes(event)).toBeLessThanOrEqual(4096);
   });
+
+  test('an execution whose ExecutionStarted would exceed WEFT_EVENT_MAX_BYTES is refused (413) and nothing stored', async () => {
+    const g = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('Out', 'outputNode')
+      .edge('In', 'Out');
+    const process = tight.catalog.add(g.process({ organization_id: org }));
+    const before = await tight.store.headPosition();
+    const executionId = crypto.randomUUID();
+    const start = tight.engine.runtime.engine.start({
+      executionId,
+      processId: process.id,
+      organizationId: org,
+      inputData: { text: 't'.repeat(10000) },
+      source: 'test',
+      requestedAt: new Date().toISOString(),
+    });
+    await expect(start).rejects.toMatchObject({
+      problem: { status: 413, detail: expect.stringContaining('ExecutionStarted event of') },
+    });
+    expect(await tight.store.headPosition()).toBe(before);
+    expect(await tight.store.readStream(`execution-${executionId}`)).toEqual([]);
+  });
 });
