@@ -67,6 +67,8 @@ export interface DeadLetter<P> {
 
 /** A counting gate: a message holds a slot from the moment it is taken until its handler settles. */
 export interface ConsumeGate {
+  /** How many slots are free now (a pull asks for at most that many messages). */
+  free(): number;
   /** A slot's release function, or undefined when none is free. */
   tryTake(): (() => void) | undefined;
   /** Resolves once a slot may be free. */

@@ -289,6 +289,7 @@ export function describeBusContract(name: string, harness: BusHarness): void {
         let free = 0;
         const waiting: Array<() => void> = [];
         const gate = {
+          free: () => free,
           tryTake: () => {
             if (free <= 0) return undefined;
             free -= 1;

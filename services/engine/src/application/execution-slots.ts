@@ -16,6 +16,10 @@ export class ExecutionSlots implements ConsumeGate {
     return this.used;
   }
 
+  free(): number {
+    return Math.max(0, this.limit - this.used);
+  }
+
   get hasFree(): boolean {
     return this.used < this.limit;
   }

@@ -19,8 +19,8 @@ const PULL_EXPIRES_MS = 5_000;
 const WAITING_KEEPALIVE_MS = 10_000;
 
 /**
- * Pulls one message at a time, and only while a handler slot and a gate slot are free: while the
- * gate is closed nothing is pulled, so requests wait in the stream (where another replica may
+ * Pulls only as many messages as there are free handler and gate slots: while the gate is closed
+ * nothing is pulled, so requests wait in the stream (where another replica may
  * take them) instead of in this process. The gate slot is taken when the message arrives, not
  * during the pull, so an idle pull never keeps a slot from others (resumed executions); if one
  * took it meanwhile, the message waits here for the next free slot.
@@ -62,7 +62,8 @@ export async function gatedPullLoop(js: JetStreamClient, options: GatedPullLoopO
       await Promise.race([freeHandler(), stopped]);
       await Promise.race([options.gate.whenFree(), stopped]);
       if (stopping) break;
-      pull = await consumer.fetch({ max_messages: 1, expires: PULL_EXPIRES_MS });
+      const wanted = Math.max(1, Math.min(options.concurrency - inFlight.size, options.gate.free()));
+      pull = await consumer.fetch({ max_messages: wanted, expires: PULL_EXPIRES_MS });
       // Stopped while the pull was being set up: end it now rather than when it expires.
       if (stopping) await pull.close().catch(() => undefined);
       for await (const msg of pull) {
