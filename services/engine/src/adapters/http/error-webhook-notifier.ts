@@ -49,9 +49,12 @@ export class HttpErrorWebhookSender implements ErrorWebhookSender {
         error: `answered ${status}${excerpt ? `: ${excerpt}` : ''}`,
       };
     } catch (error) {
+      // A refused target stays refused; its resolved addresses are not shown to the tenant.
+      if (refusedByGuard(error))
+        return { delivered: false, retry: false, httpStatus: null, error: 'the outbound guard refused the target' };
+      // Network errors and timeouts may pass later.
       const message = error instanceof Error ? error.message : String(error);
-      // A refused target stays refused; network errors and timeouts may pass later.
-      return { delivered: false, retry: !(error instanceof OutboundBlockedError), httpStatus: null, error: message };
+      return { delivered: false, retry: true, httpStatus: null, error: message };
     }
   }
 }
@@ -74,4 +77,11 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: num
     await reader.cancel().catch(() => undefined);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The guard's refusal, thrown as is or as the cause of fetch's "fetch failed" (refused while connecting). */
+function refusedByGuard(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause)
+    if (cause instanceof OutboundBlockedError) return true;
+  return false;
 }
