@@ -13,3 +13,4 @@ export * from './http/paging.js';
 export * from './catalog/process-document.js';
 export * from './http/catalog-routes.js';
 export * from './events/catalog/catalog-event-schemas.js';
+export * from './http/trigger-routes.js';

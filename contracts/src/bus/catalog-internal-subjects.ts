@@ -15,4 +15,23 @@ export const catalogInternal = {
     ['engine', 'trigger'],
     'process-catalog',
   ),
+  /** Every running process (id and organization): the trigger service restores its listeners from it. */
+  listRunningProcesses: request<Record<string, never>, { processes: { processId: string; organizationId: string }[] }>(
+    'weft.catalog.internal.process.list-running',
+    ['trigger'],
+    'process-catalog',
+  ),
+  /**
+   * Replaces a connection's secret data (a refreshed OAuth token), sealed by the catalog and appended
+   * as ConnectionDataReplaced. 404 problem when unknown or another organization's.
+   */
+  replaceConnectionData: request<
+    { connectionId: string; organizationId: string; data: Record<string, unknown> },
+    { connectionId: string }
+  >('weft.catalog.internal.connection.replace-data', ['trigger'], 'process-catalog'),
+  /** The JSON schema of one data block, for webhook payload validation. 404 problem when unknown or another org's. */
+  getDataBlockSchema: request<
+    { schemaId: string; dataBlockId: string; organizationId: string },
+    { schemaId: string; dataBlockId: string; jsonSchema: unknown }
+  >('weft.catalog.internal.schema.data-block', ['trigger'], 'process-catalog'),
 };

@@ -6,3 +6,4 @@ export * from './gateway-subjects.js';
 export * from './catalog-internal-subjects.js';
 export * from './engine-subjects.js';
 export * from './catalog-subjects.js';
+export * from './trigger-subjects.js';

@@ -4,3 +4,4 @@ export * from './node-configs.js';
 export * from './node-config-schemas.js';
 export * from './node-config-validation.js';
 export * from '../events/engine/index.js';
+export * from './trigger-config-validation.js';

@@ -43,6 +43,11 @@ export interface HttpRoute {
   createsProcess?: boolean;
   /** Manages organization-wide resources (API keys, connections): keys restricted to process ids get 403. */
   unrestrictedOnly?: boolean;
+  /**
+   * Takes text/plain and multipart/form-data bodies as well as JSON: the gateway stores each uploaded
+   * file in blob storage and sends `{fields, files: [FileReference]}` (other routes answer multipart with 415).
+   */
+  acceptsUploads?: boolean;
   /** Success status for OpenAPI (default 200). */
   successStatus?: number;
 }

@@ -49,12 +49,27 @@ export interface WeftConfig {
   /** Largest a node's config may grow with its templates resolved, in bytes of JSON; the node fails past it. */
   nodeConfigMaxBytes: number;
   s3?: { endpoint?: string; region: string; bucket: string; accessKeyId?: string; secretAccessKey?: string };
+  /** Webhook and listener limits of the trigger service (docs/triggers.md). */
+  triggers: TriggerConfig;
   providers: {
     gmailApiUrl?: string;
     graphApiUrl?: string;
     googleTokenUrl?: string;
     microsoftTokenUrl?: string;
   };
+}
+
+export interface TriggerConfig {
+  /** Longest a synchronous webhook waits for its execution before answering 202 (WEFT_WEBHOOK_MAX_WAIT_SECONDS). */
+  webhookMaxWaitSeconds: number;
+  /** Files one multipart webhook request may carry (WEFT_WEBHOOK_MAX_FILES). */
+  webhookMaxFiles: number;
+  /** Largest file of a multipart webhook request, in bytes (WEFT_WEBHOOK_FILE_MAX_BYTES). */
+  webhookFileMaxBytes: number;
+  /** How often each trigger replica compares its listeners with the running processes (WEFT_TRIGGER_RESYNC_SECONDS). */
+  resyncSeconds: number;
+  /** Names this replica's durable subscription to process events; default the host name (WEFT_TRIGGER_REPLICA_ID). */
+  replicaId?: string;
 }
 
 export interface NatsConnectionConfig {
@@ -216,6 +231,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
           secretAccessKey: optional(env, 'WEFT_S3_SECRET_ACCESS_KEY'),
         }
       : undefined,
+    triggers: {
+      webhookMaxWaitSeconds: integer(env, 'WEFT_WEBHOOK_MAX_WAIT_SECONDS', 50, 0, 3_600),
+      webhookMaxFiles: integer(env, 'WEFT_WEBHOOK_MAX_FILES', 20, 0, 1_000),
+      webhookFileMaxBytes: integer(env, 'WEFT_WEBHOOK_FILE_MAX_BYTES', 25 * 1024 * 1024, 1, 5 * 1024 * 1024 * 1024),
+      resyncSeconds: integer(env, 'WEFT_TRIGGER_RESYNC_SECONDS', 60, 1, 86_400),
+      replicaId: optional(env, 'WEFT_TRIGGER_REPLICA_ID'),
+    },
     providers: {
       gmailApiUrl: optional(env, 'WEFT_GMAIL_API_URL'),
       graphApiUrl: optional(env, 'WEFT_GRAPH_API_URL'),

@@ -3,6 +3,7 @@ import type { Bus } from '@weft/bus';
 import type { WeftConfig } from '@weft/config';
 import { migrate, type EventStore } from '@weft/event-store';
 import { sql } from 'kysely';
+import { createBlobStorage } from '@weft/blob-storage';
 import type { FastifyInstance } from 'fastify';
 import { ApiKeyCommands } from './application/api-key-commands.js';
 import { Authenticator } from './application/authenticator.js';
@@ -46,8 +47,15 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
     bootstrapApiKey: config.bootstrapApiKey,
     dataDir: config.dataDir,
   });
+  // Webhook uploads are stored here and reach the trigger service as references (docs/triggers.md).
+  const blobs = createBlobStorage(config);
   const server = await buildHttpServer({
     bodyLimitBytes: config.bodyLimitBytes,
+    uploads: {
+      blobs,
+      maxFiles: config.triggers.webhookMaxFiles,
+      fileMaxBytes: config.triggers.webhookFileMaxBytes,
+    },
     authenticator,
     logger: deps.logger,
     bindings: [
@@ -70,7 +78,10 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
       gateway.url = address;
       return address;
     },
-    close: () => server.close(),
+    async close() {
+      await server.close();
+      await blobs.close();
+    },
   };
   return gateway;
 }

@@ -179,5 +179,7 @@ export const catalogEventSchemas: Record<string, { schemaVersion: number; schema
       createdById: str,
     },
   ),
+  /** A refreshed secret (OAuth token) from the trigger service, sealed like at creation. */
+  ConnectionDataReplaced: v1(['sealedData'], { sealedData: sealedSecret }),
   ConnectionDeleted: onlyTime,
 };

@@ -120,6 +120,41 @@ export class Connections {
     return { items: rows.map(summary), page: page.page, pageSize: page.pageSize, total: Number(total.total) };
   }
 
+  /** Id and type of every connection of an organization (lint checks the ones input nodes name). */
+  async typesOf(organizationId: string): Promise<{ id: string; type: string }[]> {
+    const rows = await this.db
+      .selectFrom('catalog_connections')
+      .select(['id', 'type'])
+      .where('organization_id', '=', organizationId)
+      .execute();
+    return rows.map((row) => ({ id: String(row.id), type: String(row.type) }));
+  }
+
+  /** For the internal bus subject only (trigger service): new secret data of a connection, e.g. a refreshed OAuth token. */
+  async replaceData(
+    connectionId: string,
+    organizationId: string,
+    data: Record<string, unknown>,
+    caller: Caller,
+  ): Promise<void> {
+    await runStreamCommand({
+      store: this.store,
+      runtime: this.runtime,
+      streamId: connectionStreamId(connectionId),
+      decider,
+      caller,
+      command: {
+        type: 'ReplaceConnectionData',
+        data: { sealedData: this.secrets.seal(data, { organizationId, connectionId }) },
+      },
+      authorize: (state) => {
+        if (state.status !== 'active' || state.organizationId !== organizationId)
+          throw notFound('connection not found');
+      },
+      organizationIdOf: (state) => state.organizationId,
+    });
+  }
+
   /** For the internal bus subject only: the clear-text data of one organization's connection. */
   async decrypted(connectionId: string, organizationId: string): Promise<DecryptedConnection> {
     const row = await this.db

@@ -25,6 +25,13 @@ export const connectionProjection: Projection = {
           })
           .execute();
         break;
+      case 'ConnectionDataReplaced':
+        await db
+          .updateTable('catalog_connections')
+          .set({ sealed_data: JSON.stringify(event.data.sealedData) })
+          .where('id', '=', id)
+          .execute();
+        break;
       case 'ConnectionDeleted':
         await db.deleteFrom('catalog_connections').where('id', '=', id).execute();
         break;

@@ -1,12 +1,16 @@
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { HttpCall } from '@weft/contracts';
+import multipart from '@fastify/multipart';
+import type { BlobStorage } from '@weft/blob-storage';
+import { ProblemError, type HttpCall } from '@weft/contracts';
+import type { FileReference } from '@weft/blob-storage';
 import { extractTraceContext, withSpan } from '@weft/observability';
 import type { Authenticator } from '../../application/authenticator.js';
 import { parseJsonBody } from './json-body.js';
 import { sendProblem, toProblem } from './problem-replies.js';
 import { authenticate, authorize, validateBody, validateUrlText } from './request-guards.js';
+import { discardUploads, readUploads, type MultipartRequest } from './uploads.js';
 import type { RouteBinding } from './route-binding.js';
 
 export interface HttpServerOptions {
@@ -16,6 +20,8 @@ export interface HttpServerOptions {
   /** Ready only when the bus and the database answer. */
   readiness: () => Promise<Record<string, boolean>>;
   logger?: boolean | object;
+  /** Where multipart uploads of routes that take them go (the webhook's files). */
+  uploads: { blobs: BlobStorage; maxFiles: number; fileMaxBytes: number };
 }
 
 const FORWARDED_HEADERS = ['if-match', 'content-type', 'idempotency-key'] as const;
@@ -32,6 +38,21 @@ function toCall(request: FastifyRequest): HttpCall {
     body: request.body,
     headers,
   };
+}
+
+/** Stores a multipart body's files and puts the form into the call; 415 on routes that take no uploads. */
+async function takeUploads(
+  accepted: boolean,
+  request: MultipartRequest,
+  blobs: BlobStorage,
+  actor: { organizationId: string },
+  call: HttpCall,
+): Promise<FileReference[]> {
+  if (!accepted) throw new ProblemError(415, 'this endpoint does not take multipart/form-data');
+  const target = Object.values(call.params).join('/') || 'uploads';
+  const { form, stored } = await readUploads(request, blobs, `${actor.organizationId}/uploads/${target}`);
+  call.body = form;
+  return stored;
 }
 
 export async function buildHttpServer(options: HttpServerOptions): Promise<FastifyInstance> {
@@ -53,6 +74,16 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
     } catch (error) {
       done(error as Error, undefined);
     }
+  });
+  // Parts are read in the webhook's handler, after authentication: an unknown caller stores nothing.
+  await server.register(multipart, {
+    limits: {
+      files: options.uploads.maxFiles,
+      fileSize: options.uploads.fileMaxBytes,
+      fieldSize: options.bodyLimitBytes,
+      fields: 1000,
+      parts: options.uploads.maxFiles + 1000,
+    },
   });
   server.addHook('onSend', async (request, reply) => {
     reply.header('x-correlation-id', request.id);
@@ -120,7 +151,20 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
             validateUrlText(call);
             authorize(route, actor, call.params);
             validateBody(route, call.body);
-            const answer = await binding.handle(call, actor, request);
+            const uploads = (request as MultipartRequest).isMultipart()
+              ? await takeUploads(
+                  route.acceptsUploads === true,
+                  request as MultipartRequest,
+                  options.uploads.blobs,
+                  actor,
+                  call,
+                )
+              : [];
+            const answer = await binding.handle(call, actor, request).catch(async (error: unknown) => {
+              await discardUploads(options.uploads.blobs, uploads);
+              throw error;
+            });
+            if (answer.status >= 400) await discardUploads(options.uploads.blobs, uploads);
             span.setAttribute('http.response.status_code', answer.status);
             if (answer.headers) reply.headers(answer.headers);
             reply.code(answer.status);

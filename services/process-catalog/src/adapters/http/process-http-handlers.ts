@@ -231,12 +231,16 @@ export function processHttpHandlers(app: CatalogApplication): ProcessHttpHandler
       const id = param(call, 'id');
       const { state } = await app.queries.accessibleState(id, caller);
       const schemas = await app.schemas.schemasOf(state.organizationId);
-      await run(call, caller, id, { type: 'StartProcess', data: { schemas } });
+      const connections = await app.connections.typesOf(state.organizationId);
+      await run(call, caller, id, { type: 'StartProcess', data: { schemas, connections } });
       return recordReply(id, caller);
     },
 
     async lintProcess(call, caller) {
-      return { status: 200, body: await lintStoredProcess(param(call, 'id'), caller, app.queries, app.schemas) };
+      return {
+        status: 200,
+        body: await lintStoredProcess(param(call, 'id'), caller, app.queries, app.schemas, app.connections),
+      };
     },
 
     async processHistory(call, caller) {

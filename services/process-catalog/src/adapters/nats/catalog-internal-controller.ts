@@ -1,6 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { catalogInternal, notFound, type DecryptedConnection, type ProcessRecord } from '@weft/contracts';
+import { sql } from 'kysely';
 import type { CatalogApplication } from '../../application/catalog-application.js';
 import { CATALOG_APPLICATION } from './catalog-tokens.js';
 
@@ -23,6 +24,51 @@ export class CatalogInternalController {
         system: true,
       },
     });
+  }
+
+  /** Every running process, for the trigger service to restore its listeners (ids, organization, revision). */
+  @MessagePattern(catalogInternal.listRunningProcesses.subject)
+  async listRunningProcesses(): Promise<{
+    processes: { processId: string; organizationId: string; revision: number }[];
+  }> {
+    const rows = await this.app.store.db
+      .selectFrom('catalog_processes')
+      .select(['id', 'organization_id', 'revision'])
+      .where(sql<string>`state->>'isRunning'`, '=', 'true')
+      .orderBy('id')
+      .execute();
+    return {
+      processes: rows.map((row) => ({
+        processId: String(row.id),
+        organizationId: String(row.organization_id),
+        revision: Number(row.revision),
+      })),
+    };
+  }
+
+  /** A refreshed OAuth token from a mail listener, sealed and appended as ConnectionDataReplaced. */
+  @MessagePattern(catalogInternal.replaceConnectionData.subject)
+  async replaceConnectionData(
+    @Payload() request: { connectionId: string; organizationId: string; data: Record<string, unknown> },
+  ): Promise<{ connectionId: string }> {
+    await this.app.connections.replaceData(request.connectionId, request.organizationId, request.data, {
+      actor: { organizationId: request.organizationId, userId: 'trigger', userName: 'trigger', system: true },
+    });
+    return { connectionId: request.connectionId };
+  }
+
+  /** The JSON schema of one data block, for webhook payload validation. */
+  @MessagePattern(catalogInternal.getDataBlockSchema.subject)
+  async getDataBlockSchema(
+    @Payload() request: { schemaId: string; dataBlockId: string; organizationId: string },
+  ): Promise<{ schemaId: string; dataBlockId: string; jsonSchema: unknown }> {
+    const schema = await this.app.schemas.find(request.schemaId);
+    const block =
+      schema?.organizationId === request.organizationId
+        ? schema.dataBlocks.find((candidate) => candidate.id === request.dataBlockId)
+        : undefined;
+    if (!block) throw notFound(`data block ${request.dataBlockId} of schema ${request.schemaId} not found`);
+    return { schemaId: request.schemaId, dataBlockId: request.dataBlockId, jsonSchema: block.jsonSchema };
   }
 
   @MessagePattern(catalogInternal.getConnectionSecret.subject)

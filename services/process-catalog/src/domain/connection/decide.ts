@@ -9,6 +9,7 @@ export type ConnectionCommand =
       'CreateConnection',
       { connectionId: string; organizationId: string; connectionType: string; name: string; sealedData: SealedSecret }
     >
+  | Command<'ReplaceConnectionData', { sealedData: SealedSecret }>
   | Command<'DeleteConnection', Record<string, never>>;
 
 export function decideConnection(command: ConnectionCommand, state: ConnectionState): ConnectionEvent[] {
@@ -35,6 +36,11 @@ export function decideConnection(command: ConnectionCommand, state: ConnectionSt
         },
       ];
     }
+    case 'ReplaceConnectionData':
+      if (state.status !== 'active') throw notFound('connection not found');
+      return [
+        { type: 'ConnectionDataReplaced', data: { sealedData: command.data.sealedData, at: command.metadata.now } },
+      ];
     case 'DeleteConnection':
       if (state.status !== 'active') throw notFound('connection not found');
       return [{ type: 'ConnectionDeleted', data: { at: command.metadata.now } }];

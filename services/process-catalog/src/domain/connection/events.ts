@@ -33,8 +33,14 @@ export type ConnectionEvent =
         at: string;
       };
     }
+  /** New secret data (a refreshed OAuth token), sealed like at creation. */
+  | { type: 'ConnectionDataReplaced'; data: { sealedData: SealedSecret; at: string } }
   | { type: 'ConnectionDeleted'; data: { at: string } };
 
-export const CONNECTION_EVENT_TYPES: readonly ConnectionEvent['type'][] = ['ConnectionCreated', 'ConnectionDeleted'];
+export const CONNECTION_EVENT_TYPES: readonly ConnectionEvent['type'][] = [
+  'ConnectionCreated',
+  'ConnectionDataReplaced',
+  'ConnectionDeleted',
+];
 
 export const connectionStreamId = (connectionId: string): string => `connection-${connectionId}`;

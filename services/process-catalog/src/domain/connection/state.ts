@@ -38,6 +38,8 @@ export function evolveConnection(state: ConnectionState, event: ConnectionEvent)
         createdById: event.data.createdById,
         createdAt: event.data.at,
       };
+    case 'ConnectionDataReplaced':
+      return { ...state, sealedData: event.data.sealedData };
     case 'ConnectionDeleted':
       // The ciphertext goes too: a deleted credential is not kept in the state.
       return { ...state, status: 'deleted', sealedData: null };

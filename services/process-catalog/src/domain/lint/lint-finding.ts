@@ -8,7 +8,9 @@ export type LintCheck =
   | 'edge-endpoints'
   | 'no-cycles'
   | 'template-references'
-  | 'known-node-types';
+  | 'known-node-types'
+  | 'trigger-config'
+  | 'trigger-connection';
 
 export interface LintFinding {
   check: LintCheck;
@@ -22,6 +24,12 @@ export interface LintReport {
   /** True when no finding is an error. */
   valid: boolean;
   findings: LintFinding[];
+}
+
+/** What lint needs to know about a connection an input node names. */
+export interface KnownConnection {
+  id: string;
+  type: string;
 }
 
 /** What lint needs to know about a schema to check references to it. */

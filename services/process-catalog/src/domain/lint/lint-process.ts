@@ -2,9 +2,10 @@ import { knownNodeTypes } from '@weft/contracts';
 import { nodeLabel, type Graph, type GraphNode } from '../process/graph.js';
 import { isKnownNodeType, SCHEMATIZATION_BLOCKS_FIELD } from '../process/node-types.js';
 import { labelsReferencedInValue } from '../process/templates.js';
-import type { KnownSchema, LintFinding, LintReport } from './lint-finding.js';
+import type { KnownConnection, KnownSchema, LintFinding, LintReport } from './lint-finding.js';
 import { nodeConfigViolations } from './node-config-violations.js';
 import { missingConfigFields } from './required-config-fields.js';
+import { triggerFindings } from './trigger-findings.js';
 
 /** Node types whose config schema the engine publishes in contracts (DESIGN.md "Node configs"). */
 const engineValidatedTypes = new Set(knownNodeTypes());
@@ -90,7 +91,11 @@ function schemaFindings(node: GraphNode, schemas: ReadonlyMap<string, KnownSchem
  * The spec's seven lint checks, plus template references (to unknown labels or to nodes that are
  * not ancestors) and unknown node types. Pure: schemas are passed in.
  */
-export function lintProcess(graph: Graph, schemas: ReadonlyMap<string, KnownSchema>): LintReport {
+export function lintProcess(
+  graph: Graph,
+  schemas: ReadonlyMap<string, KnownSchema>,
+  connections?: ReadonlyMap<string, KnownConnection>,
+): LintReport {
   const findings: LintFinding[] = [];
   const nodeIds = new Set(graph.nodes.map((node) => node.id));
 
@@ -160,6 +165,7 @@ export function lintProcess(graph: Graph, schemas: ReadonlyMap<string, KnownSche
       }
     }
     findings.push(...schemaFindings(node, schemas));
+    findings.push(...triggerFindings(node, connections));
   }
 
   const cycle = nodesOnCycles(graph, nodeIds);

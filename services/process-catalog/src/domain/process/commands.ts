@@ -1,5 +1,5 @@
 import type { Command } from '../shared/command-metadata.js';
-import type { KnownSchema } from '../lint/lint-finding.js';
+import type { KnownConnection, KnownSchema } from '../lint/lint-finding.js';
 import type { Graph, GraphEdge, GraphNode, NodePosition } from './graph.js';
 import type { ProcessSettings } from './events.js';
 
@@ -26,7 +26,7 @@ export type ProcessCommand =
   | Command<'LockProcess', Record<string, never>>
   | Command<'UnlockProcess', Record<string, never>>
   /** Carries the schemas the graph references so the lint gate stays pure. */
-  | Command<'StartProcess', { schemas: KnownSchema[] }>
+  | Command<'StartProcess', { schemas: KnownSchema[]; connections?: KnownConnection[] }>
   | Command<'StopProcess', Record<string, never>>
   | Command<'CreateVersion', { versionId: string; label: string }>
   | Command<'DeleteVersion', { versionId: string }>

@@ -196,7 +196,12 @@ export function decide(command: ProcessCommand, state: ProcessState): ProcessEve
     case 'StartProcess': {
       requireActive(state);
       if (state.isRunning) return [];
-      const report = lintProcess(state, new Map(command.data.schemas.map((schema) => [schema.id, schema])));
+      const connections = command.data.connections && new Map(command.data.connections.map((c) => [c.id, c]));
+      const report = lintProcess(
+        state,
+        new Map(command.data.schemas.map((schema) => [schema.id, schema])),
+        connections,
+      );
       if (!report.valid) {
         throw new ProblemError(400, 'the process does not pass lint; fix the findings and start it again', {
           errors: report.findings.map((finding) => ({ path: findingPath(finding), message: finding.message })),
