@@ -549,6 +549,9 @@ export class ExecutionEngine {
         this.notifyFailure(run);
         return;
       }
+      // A graceful stop hands the run over as due at once: not a crash, so not a resume without progress.
+      if (reason === SHUTDOWN && this.deps.parkedWaits && this.deps.leasesFollowEvents && !isFinished(run.state))
+        run.execute({ type: 'ParkExecution', data: { dueAt: this.now() }, metadata: { now: this.now() } });
       await run.flushed();
       ended = isFinished(run.state);
       if (reason === PARKED) this.deps.logger.info({ executionId: run.executionId }, 'execution parked');
@@ -605,11 +608,12 @@ export class ExecutionEngine {
     parking: WaitParking | undefined,
   ): Promise<RunOutcome> {
     const started = run.state.started!;
-    const completed = new Map<string, CompletedNode>();
+    // Their inputs are rebuilt by the runner from their parents, as recorded (NodeStarted references).
+    const completed = new Map<string, Omit<CompletedNode, 'input'>>();
     const firstStarts = new Map<string, Date>();
     for (const [key, nodeRun] of run.state.nodeRuns) {
       if (nodeRun.status === 'completed') {
-        completed.set(key, { input: nodeRun.inputData, output: nodeRun.outputData, handles: nodeRun.handles });
+        completed.set(key, { output: nodeRun.outputData, handles: nodeRun.handles });
       }
       if (nodeRun.firstStartedAt) firstStarts.set(key, new Date(nodeRun.firstStartedAt));
     }
