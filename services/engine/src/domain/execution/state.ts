@@ -9,7 +9,6 @@ export interface NodeRun {
   nodeId: string;
   iteration: IterationPath;
   status: 'running' | 'completed' | 'failed' | 'skipped';
-  inputData: Record<string, unknown>;
   outputData: unknown;
   handles: string[];
   firstStartedAt: string | null;
@@ -64,7 +63,6 @@ export function evolve(state: ExecutionState, event: ExecutionEvent): ExecutionS
         nodeId: event.data.nodeId,
         iteration: event.data.iteration ?? [],
         status: 'running',
-        inputData: (event.data.inputData ?? {}) as Record<string, unknown>,
         outputData: null,
         handles: [],
         firstStartedAt: previous?.firstStartedAt ?? event.data.startedAt,
@@ -97,7 +95,6 @@ export function evolve(state: ExecutionState, event: ExecutionEvent): ExecutionS
         nodeId: event.data.nodeId,
         iteration: event.data.iteration ?? [],
         status: 'skipped',
-        inputData: {},
         outputData: null,
         handles: [],
         firstStartedAt: null,
