@@ -11,13 +11,14 @@ import type { AppendRefusedError } from './execution-event-writer.js';
  * refused data (so these events can be stored). Writing the refused events again would only be
  * refused again, and resuming would re-run every node of the lost commits.
  */
-const WHAT_BY_EVENT: Record<string, string> = {
-  NodeStarted: 'input',
-  NodeCompleted: 'output',
-  NodeFailed: 'error',
-  ExecutionStarted: 'input',
-  ExecutionCompleted: 'output',
-};
+/** The event fields that carry user data, and what a message calls them. */
+const DATA_FIELDS: readonly (readonly [string, string])[] = [
+  ['outputData', 'output'],
+  ['inputData', 'input'],
+  ['loopItem', 'loop item'],
+  ['error', 'error message'],
+  ['errorMessage', 'error message'],
+];
 
 interface RefusedNodeEvent {
   nodeId?: string;
@@ -27,8 +28,13 @@ interface RefusedNodeEvent {
 
 /** Why the database refused `refused`, in one storable line. */
 export function refusalCause(refused: AppendRefusedError): string {
-  for (const event of refused.events) {
-    const cause = describeUnstorable(event.data, WHAT_BY_EVENT[event.type] ?? 'event');
+  for (const { data } of refused.events) {
+    const fields = (data ?? {}) as Record<string, unknown>;
+    for (const [field, what] of DATA_FIELDS) {
+      const cause = describeUnstorable(fields[field], what);
+      if (cause) return cause;
+    }
+    const cause = describeUnstorable(data, 'event');
     if (cause) return cause;
   }
   const detail = refused.cause instanceof Error ? refused.cause.message : String(refused.cause);
