@@ -39,8 +39,23 @@ export interface UnstorableString {
 const pointer = (segments: readonly (string | number)[]): string =>
   segments.map((segment) => `/${String(segment).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 
+/** Whether any string or member name of a JSON value is refused; allocation-free, as every output passes here. */
+const holdsUnstorable = (value: unknown): boolean => {
+  if (typeof value === 'string') return unstorableReason(value) !== undefined;
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (holdsUnstorable(value[i])) return true;
+    return false;
+  }
+  for (const key in value) {
+    if (unstorableReason(key) !== undefined || holdsUnstorable((value as Record<string, unknown>)[key])) return true;
+  }
+  return false;
+};
+
 /** The strings and member names of a JSON value that jsonb refuses, at most `limit` of them. */
 export function unstorableStrings(value: unknown, limit = 20): UnstorableString[] {
+  if (!holdsUnstorable(value)) return [];
   const found: UnstorableString[] = [];
   const path: (string | number)[] = [];
   const walk = (node: unknown): void => {
