@@ -18,7 +18,11 @@ describe('failing an execution whose events the database refused', () => {
   const now = new Date('2026-11-23T12:00:00Z');
   const runningBad = () => {
     const state = initialExecutionState();
-    state.nodeRuns.set(runKey(g.id('Bad')), { nodeId: g.id('Bad'), iteration: [], status: 'running' } as NodeRun);
+    state.nodeRuns.set(runKey(g.id('Bad')), {
+      nodeId: g.id('Bad'),
+      iteration: [],
+      status: 'running',
+    } as unknown as NodeRun);
     return state;
   };
   const refused = (data: unknown, sqlState = '22P05', cause: unknown = new Error('unsupported Unicode escape')) =>
