@@ -18,8 +18,12 @@ export const WEFT_MODES: WeftMode[] = ['embedded', 'distributed'];
 export interface WeftUnderTest {
   weft: RunningWeft;
   dataDir: string;
-  /** Starts another Weft on the same database and bus (distributed) or data dir (embedded, after stop). */
+  /** The WEFT_* variables that reach this Weft's data: a command run beside it gets them. */
+  env: Record<string, string>;
+  /** Starts another Weft on the same database and bus (distributed) or data dir (embedded, after stopAll). */
   startReplica(env?: Record<string, string>): Promise<RunningWeft>;
+  /** Stops every Weft started here, keeping the data (PGlite has one writer). */
+  stopAll(): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -72,13 +76,22 @@ export async function startWeftIn(mode: WeftMode, env: Record<string, string> = 
   const dataDir = await tempDataDir();
   const base = { WEFT_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY, ...env };
   if (mode === 'embedded') {
-    const weft = await startEmbedded(dataDir, base);
+    const running: RunningWeft[] = [await startEmbedded(dataDir, base)];
+    const stopAll = async () => {
+      for (const weft of running.splice(0).reverse()) await weft.stop();
+    };
     return {
-      weft,
+      weft: running[0]!,
       dataDir,
-      startReplica: (more = {}) => startEmbedded(dataDir, { ...base, ...more }),
+      env: { ...base, WEFT_DATA_DIR: dataDir },
+      async startReplica(more = {}) {
+        const weft = await startEmbedded(dataDir, { ...base, ...more });
+        running.push(weft);
+        return weft;
+      },
+      stopAll,
       async dispose() {
-        await weft.stop();
+        await stopAll();
         await removeDir(dataDir);
       },
     };
@@ -93,6 +106,9 @@ export async function startWeftIn(mode: WeftMode, env: Record<string, string> = 
     WEFT_SECRET_KEY: 'weft-e2e-secret-key-0123456789',
   };
   const replicas: RunningWeft[] = [];
+  const stopAll = async () => {
+    for (const replica of replicas.splice(0).reverse()) await replica.stop();
+  };
   const start = async (more: Record<string, string> = {}) => {
     const replica = await startWeft(
       loadConfig({ WEFT_PORT: '0', WEFT_HOST: '127.0.0.1', WEFT_DATA_DIR: dataDir, ...distributed, ...more }),
@@ -105,9 +121,11 @@ export async function startWeftIn(mode: WeftMode, env: Record<string, string> = 
     return {
       weft,
       dataDir,
+      env: { ...distributed, WEFT_DATA_DIR: dataDir },
       startReplica: start,
+      stopAll,
       async dispose() {
-        for (const replica of replicas.reverse()) await replica.stop().catch(() => undefined);
+        await stopAll().catch(() => undefined);
         nats.process.kill('SIGTERM');
         await admin(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
         await removeDir(dataDir);
