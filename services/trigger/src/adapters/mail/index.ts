@@ -1,0 +1,6 @@
+export {
+  gmailListenerFactory,
+  outlookListenerFactory,
+  MAIL_DEFAULTS,
+  type MailListenerOptions,
+} from './mail-listener-factories.js';
