@@ -670,7 +670,8 @@ export class ExecutionEngine {
   }
 }
 
-const defaultRetryDelay = (attempt: number): number => Math.min(60_000, 1000 * 2 ** (attempt - 2));
+/** Delay before retry `attempt` (2, 3 ...) when none is configured: 1 s, doubled each time, at most 60 s. */
+export const defaultRetryDelay = (attempt: number): number => Math.min(60_000, 1000 * 2 ** (attempt - 2));
 
 /** The node an engine was running when it stopped: a running node (loops last), else the last one started. */
 function stuckNodeId(state: ExecutionState): string {
