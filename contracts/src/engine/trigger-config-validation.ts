@@ -7,8 +7,8 @@ import type { ProblemViolation } from '../problem.js';
  * Pure: whether a named connection exists is the caller's check (see `triggerConnectionNeeds`).
  */
 
-/** Seconds between mail polls; the spec's backoff ceiling is 5 minutes, so a longer interval makes no sense. */
-export const MAX_POLLING_INTERVAL_SECONDS = 300;
+/** Longest accepted mail polling interval, in seconds (one hour). */
+export const MAX_POLLING_INTERVAL_SECONDS = 3600;
 
 export function isIanaTimeZone(zone: string): boolean {
   try {
@@ -82,7 +82,7 @@ function mailViolations(config: Record<string, unknown>, at: string): ProblemVio
   ) {
     violations.push({
       path: `${at}/pollingInterval`,
-      message: `must be an integer number of seconds from 1 to ${MAX_POLLING_INTERVAL_SECONDS}`,
+      message: `must be a number of seconds from 1 to ${MAX_POLLING_INTERVAL_SECONDS}`,
     });
   }
   const methods = config.triggerType === 'outlook' ? ['oauth'] : ['oauth', 'service_account'];
@@ -102,6 +102,21 @@ function mailViolations(config: Record<string, unknown>, at: string): ProblemVio
   for (const field of ['senderFilter', 'subjectFilter'] as const) {
     if (present(config[field]) && typeof config[field] !== 'string') {
       violations.push({ path: `${at}/${field}`, message: 'must be a comma-separated string' });
+    }
+  }
+  if (config.triggerType === 'outlook') {
+    if (
+      present(config.sharedMailbox) &&
+      (typeof config.sharedMailbox !== 'string' || !config.sharedMailbox.includes('@'))
+    ) {
+      violations.push({ path: `${at}/sharedMailbox`, message: 'must be the shared mailbox address' });
+    }
+    const folders = config.folders;
+    if (
+      present(folders) &&
+      (!Array.isArray(folders) || folders.some((folder) => typeof folder !== 'string' || folder.trim() === ''))
+    ) {
+      violations.push({ path: `${at}/folders`, message: 'must be an array of folder names' });
     }
   }
   if (present(config.attachmentMaxSize)) {

@@ -38,7 +38,8 @@ interface SupervisedProcess {
 }
 
 const labelOf = (node: ProcessNode): string => (typeof node.config.label === 'string' ? node.config.label : node.id);
-const triggerTypeOf = (node: ProcessNode): string => String(node.config.triggerType ?? 'manual');
+const triggerTypeOf = (node: ProcessNode): string =>
+  typeof node.config.triggerType === 'string' ? node.config.triggerType : 'manual';
 
 /** Input nodes that need a listener: every trigger type but `manual`. */
 export const listenedInputNodes = (process: ProcessRecord): ProcessNode[] =>

@@ -102,7 +102,7 @@ export class WebhookRequests {
     const listeners = process.nodes
       .filter((node) => node.type === 'inputNode')
       .map((node) => {
-        const triggerType = String(node.config.triggerType ?? 'manual');
+        const triggerType = typeof node.config.triggerType === 'string' ? node.config.triggerType : 'manual';
         const known = process.is_running ? status.of(process.id, node.id) : undefined;
         return (
           known ?? {
@@ -219,7 +219,8 @@ const returnToClientLabel = (process: ProcessRecord): string | undefined => {
   const node = process.nodes.find(
     (candidate) => candidate.type === 'outputNode' && candidate.config.returnToClient === true,
   );
-  return node ? String(node.config.label ?? node.id) : undefined;
+  if (!node) return undefined;
+  return typeof node.config.label === 'string' ? node.config.label : node.id;
 };
 
 /** 200 with the Return to Client node's output, 202 past the wait, problem+json with execution_id when it failed. */

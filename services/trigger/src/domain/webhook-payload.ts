@@ -43,7 +43,7 @@ export function webhookPayload(contentType: string | undefined, body: unknown): 
   if (isJson(mediaType)) return body;
   if (mediaType === 'multipart/form-data') return formPayload(body as UploadedForm);
   if (mediaType === 'text/plain') {
-    const text = typeof body === 'string' ? body : String(body ?? '');
+    const text = typeof body === 'string' ? body : '';
     assertStorableText(text, '/text');
     return { text };
   }

@@ -8,7 +8,8 @@ export interface CronSchedule {
 
 export function scheduleOf(config: Record<string, unknown>): CronSchedule {
   const timeZone = typeof config.timezone === 'string' && config.timezone !== '' ? config.timezone : 'UTC';
-  return { expression: String(config.cronExpression ?? ''), timeZone };
+  const expression = typeof config.cronExpression === 'string' ? config.cronExpression : '';
+  return { expression, timeZone };
 }
 
 /** The first tick strictly after `after`; cron-parser moves a wall time a DST gap skips to just after the gap. */
