@@ -132,7 +132,7 @@ describe.each(WEFT_MODES)('webhook trigger (%s)', (mode) => {
     }
     const process = await as(org.key)('GET', `/api/v1/processes/by-id/${asyncProcess}`);
     const inputNodeId = process.body.nodes.find((node: { type: string }) => node.type === 'inputNode').id;
-    expect(record.body).toMatchObject({ status: 'completed', trigger_node_id: inputNodeId, input_data: { n: 2 } });
+    expect(record?.body).toMatchObject({ status: 'completed', trigger_node_id: inputNodeId, input_data: { n: 2 } });
   });
 
   test('a failed synchronous run answers problem+json carrying execution_id; past the wait 202', async () => {
