@@ -18,7 +18,9 @@ const mains = {
   catalog: join(root, 'services/process-catalog/dist/main.js'),
   engine: join(root, 'services/engine/dist/main.js'),
 };
-const adminUrl = process.env.WEFT_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/weft_test';
+const adminUrl = process.env.WEFT_TEST_DATABASE_URL ?? '';
+// scripts/run-tests.sh sets it; without it the suite fails instead of testing against a guess.
+if (!adminUrl) throw new Error('WEFT_TEST_DATABASE_URL is not set (run the tests through scripts/run-tests.sh)');
 const KEY = 'weft_distributed_test_key_0123456789';
 
 const freePort = (): Promise<number> =>

@@ -21,8 +21,11 @@ import { createGateway, type Gateway } from '../src/index.js';
  * own routes from PostgreSQL and forwards a declared route over NATS to a handler on another
  * connection, as a separate service would.
  */
-const databaseUrl = process.env.WEFT_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/weft_test';
-const natsUrl = process.env.WEFT_TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+const databaseUrl = process.env.WEFT_TEST_DATABASE_URL ?? '';
+const natsUrl = process.env.WEFT_TEST_NATS_URL ?? '';
+// scripts/run-tests.sh sets both; without them the suite fails instead of testing against a guess.
+if (!databaseUrl || !natsUrl)
+  throw new Error('WEFT_TEST_DATABASE_URL and WEFT_TEST_NATS_URL must be set (scripts/run-tests.sh)');
 const systemKey = `weft_it_${randomUUID()}`;
 const suffix = randomUUID().slice(0, 8);
 
