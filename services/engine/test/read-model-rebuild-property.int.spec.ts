@@ -3,7 +3,10 @@ import { rebuildProjection, type Db } from '@weft/event-store';
 import { sql } from 'kysely';
 import { executionsProjection } from '../src/projections/executions-projection.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
+import { openDatabase } from '@weft/event-store';
+import { FixtureCatalog } from './support/fixture-catalog.js';
 import { actorOf, startEngineHarness, type EngineHarness, type EngineMode } from './support/engine-harness.js';
+import { testDatabaseUrl } from './support/test-services.js';
 import { waitUntil } from './support/wait-until.js';
 
 /**
@@ -152,5 +155,61 @@ describe.each(modes)('read models rebuilt from random workloads are identical (%
     const live = await tables(harness.store.db);
     await rebuildProjection(harness.store, executionsProjection);
     expect(await tables(harness.store.db)).toEqual(live);
+  });
+});
+
+const runningCount = async (db: Db): Promise<number> =>
+  Number(
+    (await sql<{ n: string }>`SELECT count(*) AS n FROM engine_executions WHERE status = 'running'`.execute(db)).rows[0]
+      ?.n,
+  );
+
+describe('read models rebuilt after executions moved to another engine are identical (distributed)', () => {
+  test('rows an engine read back (no cache) and resumed runs fold like the rebuild', async () => {
+    const schema = `test_engine_rebuild_${crypto.randomUUID().replace(/-/g, '').slice(0, 12)}`;
+    const catalog = new FixtureCatalog();
+    const org = crypto.randomUUID();
+    const actor = actorOf(org);
+    const first = await startEngineHarness('distributed', {}, { schema, catalog });
+    const g = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('Each', 'loopNode', { items: '{{input["In"]["items"]}}' })
+      .node('Body', 'scriptNode', { code: 'return input.Each.item === 1 ? { x: 1 } : null;' })
+      .node('Wait', 'waitNode', { seconds: 5 })
+      .node('After', 'scriptNode', { code: 'return null;' })
+      .edge('In', 'Each')
+      .edge('Each', 'Body', 'start')
+      .edge('Each', 'Wait', 'output')
+      .edge('Wait', 'After');
+    const process = catalog.add(g.process({ organization_id: org }));
+    for (let i = 0; i < 6; i++) {
+      await first.call(
+        engineHttp.testProcess,
+        { params: { processId: process.id }, query: { waitSeconds: '0' }, body: { items: [1, 2] } },
+        actor,
+      );
+    }
+    const started = async (db: Db) =>
+      Number((await sql<{ n: string }>`SELECT count(*) AS n FROM engine_executions`.execute(db)).rows[0]?.n);
+    await waitUntil(async () => (await started(first.store.db)) === 6, 30_000);
+    // Stopped mid-wait: the runs are handed over and the next engine resumes them from the tables.
+    await first.close();
+    const second = await startEngineHarness('distributed', {}, { schema, catalog });
+    try {
+      await waitUntil(async () => (await runningCount(second.store.db)) === 0, 30_000);
+      expect(await runningCount(second.store.db)).toBe(0);
+      const resumed = await sql<{
+        n: string;
+      }>`SELECT count(*) AS n FROM events WHERE type = 'ExecutionResumed'`.execute(second.store.db);
+      expect(Number(resumed.rows[0]?.n)).toBe(6);
+      const live = await tables(second.store.db);
+      await rebuildProjection(second.store, executionsProjection);
+      expect(await tables(second.store.db)).toEqual(live);
+    } finally {
+      await second.close();
+      const database = await openDatabase({ url: testDatabaseUrl(), schema });
+      await sql.raw(`DROP SCHEMA "${schema}" CASCADE`).execute(database.db);
+      await database.close();
+    }
   });
 });
