@@ -24,7 +24,8 @@ describe('cancel across engines (PostgreSQL + NATS)', () => {
     const actor = actorOf(org);
     const g = new GraphBuilder()
       .node('In', 'inputNode', { triggerType: 'manual' })
-      .node('Park', 'waitNode', { seconds: 600 })
+      // Under WEFT_WAIT_PARK_AFTER_SECONDS (60), so the run stays in the runner's memory.
+      .node('Park', 'waitNode', { seconds: 50 })
       .node('Out', 'outputNode')
       .edge('In', 'Park')
       .edge('Park', 'Out');
