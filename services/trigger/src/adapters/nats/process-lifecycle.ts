@@ -1,4 +1,4 @@
-import { processEvents, streamCategory, streamKey, type PublishedEventEnvelope } from '@weft/contracts';
+import { allEvents, processEvents, streamCategory, streamKey, type PublishedEventEnvelope } from '@weft/contracts';
 import type { Bus, Subscription } from '@weft/bus';
 import type { ListenerSupervisor } from '../../application/listener-supervisor.js';
 
@@ -16,7 +16,8 @@ export async function followProcessLifecycle(
   supervisor: ListenerSupervisor,
   durable: string,
 ): Promise<Subscription> {
-  await bus.ensureEventStream(processEvents);
+  // The whole events stream (not just process subjects): whoever creates it first defines its subjects.
+  await bus.ensureEventStream(allEvents);
   return bus.subscribe(processEvents.wildcard, { durable }, async (event) => {
     const envelope = event.payload as PublishedEventEnvelope;
     if (!envelope?.streamId || streamCategory(envelope.streamId) !== 'process') return;
