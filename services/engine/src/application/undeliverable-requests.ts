@@ -8,6 +8,7 @@ import { snapshotOf } from '../domain/graph/execution-graph.js';
 import { chooseTriggerNode } from '../domain/graph/trigger-node.js';
 import type { ProcessDirectory } from './engine-ports.js';
 import type { CommitBatch } from './execution-event-writer.js';
+import { storableText } from '../domain/graph/json-value.js';
 
 /** A request kept for an operator to replay (docs/engine.md, "Undeliverable requests"). */
 export interface DeadLetteredRequest {
@@ -32,8 +33,9 @@ export interface UndeliverableRequestsDeps {
 const DEFAULT_TIMEOUT_SECONDS = 300;
 const MAX_CAUSE_CHARS = 2000;
 
+// storableText after the cut: the cut may split a surrogate pair, and a message may quote user data.
 const causeOf = (error: unknown): string =>
-  (error instanceof Error ? error.message : String(error)).slice(0, MAX_CAUSE_CHARS);
+  storableText((error instanceof Error ? error.message : String(error)).slice(0, MAX_CAUSE_CHARS));
 
 /**
  * An execution request that failed every delivery is never dropped. When its process loads, the
