@@ -29,6 +29,8 @@ export class FakeIdentity {
   /** Which accounts may open which shared mailboxes (Graph). */
   private readonly delegates = new Map<string, Set<string>>();
   private throttled: { count: number; retryAfterSeconds: number } = { count: 0, retryAfterSeconds: 0 };
+  /** API calls refused for a missing, unknown or expired token. */
+  unauthorized = 0;
   /** Token requests answered, by grant type: what tests count. */
   readonly grants: Record<string, number> = {};
   /** The account the consent page signs in when no login_hint is given. */
@@ -87,7 +89,9 @@ export class FakeIdentity {
   authenticate(authorization: string | undefined): string | undefined {
     const match = /^Bearer (.+)$/i.exec(authorization ?? '');
     const token = match ? this.accessTokens.get(match[1]!) : undefined;
-    return token && token.expiresAt > this.now() ? token.account : undefined;
+    if (token && token.expiresAt > this.now()) return token.account;
+    this.unauthorized += 1;
+    return undefined;
   }
 
   /** The consent step: answers the code a redirect would carry. */

@@ -69,7 +69,13 @@ export class GmailMailboxClient implements MailboxClient {
     private readonly now: () => number,
   ) {
     // googleapis joins paths onto rootUrl, which must end in a slash.
-    this.gmail = google.gmail({ version: 'v1', auth, rootUrl: apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/` });
+    // gaxios' own retries would ignore Retry-After and hammer a throttled mailbox: the poll loop waits instead.
+    this.gmail = google.gmail({
+      version: 'v1',
+      auth,
+      rootUrl: apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`,
+      retry: false,
+    });
   }
 
   static async open(options: {
@@ -98,7 +104,8 @@ export class GmailMailboxClient implements MailboxClient {
     const answer = await this.call(() =>
       this.gmail.users.messages.list({
         userId: this.user,
-        q: `in:inbox after:${Math.floor(afterMs / 1000)}`,
+        // after: takes whole seconds: start a second early so the boundary second is never lost (ids dedupe).
+        q: `in:inbox after:${Math.floor(afterMs / 1000) - 1}`,
         maxResults: this.pageSize,
         ...(pageToken ? { pageToken } : {}),
       }),
