@@ -380,6 +380,12 @@ describe.each(modes)('executions through POST /processes/test (%s)', (mode) => {
       .call(engineHttp.getExecution, { params: { id: record.id } }, restricted)
       .catch((e: unknown) => e);
     expect(denied).toMatchObject({ problem: { status: 403 } });
+    // An empty list (as stored for keys issued before the gateway refused it) grants nothing.
+    const none = actorOf(org, { processIds: [] });
+    const deniedToNone = await harness
+      .call(engineHttp.getExecution, { params: { id: record.id } }, none)
+      .catch((e: unknown) => e);
+    expect(deniedToNone).toMatchObject({ problem: { status: 403 } });
     const malformed = await harness
       .call(engineHttp.getExecution, { params: { id: 'not-a-uuid' } }, actor)
       .catch((e: unknown) => e);

@@ -58,7 +58,8 @@ const requireActor = (context: MessageContext): Actor => {
 };
 
 const mayTouchProcess = (actor: Actor, processId: string): void => {
-  if (actor.processIds && actor.processIds.length > 0 && !actor.processIds.includes(processId)) {
+  // An empty list restricts to nothing (the gateway no longer issues one; older keys stay contained).
+  if (actor.processIds && !actor.processIds.includes(processId)) {
     throw forbidden(`this API key may not use process ${processId}`);
   }
 };
