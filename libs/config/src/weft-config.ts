@@ -56,7 +56,12 @@ export interface WeftConfig {
     graphApiUrl?: string;
     googleTokenUrl?: string;
     microsoftTokenUrl?: string;
+    /** Consent pages of the OAuth code flow (WEFT_GOOGLE_AUTH_URL, WEFT_MICROSOFT_AUTH_URL; `<tenant>` replaced). */
+    googleAuthUrl?: string;
+    microsoftAuthUrl?: string;
   };
+  /** Mail trigger polling limits (docs/triggers.md, "Mail triggers"). */
+  mail: MailTriggerLimits;
 }
 
 export interface TriggerConfig {
@@ -70,6 +75,21 @@ export interface TriggerConfig {
   resyncSeconds: number;
   /** Names this replica's durable subscription to process events; default the host name (WEFT_TRIGGER_REPLICA_ID). */
   replicaId?: string;
+}
+
+export interface MailTriggerLimits {
+  /** Host ceiling of a node's attachmentMaxSize, bytes (WEFT_MAIL_ATTACHMENT_MAX_BYTES). */
+  attachmentMaxBytes: number;
+  /** Longest wait between polls under backoff (WEFT_MAIL_MAX_POLL_INTERVAL_SECONDS; spec: 5 minutes). */
+  maxPollIntervalSeconds: number;
+  /** How far before the last poll each provider query reaches (WEFT_MAIL_POLL_OVERLAP_SECONDS). */
+  pollOverlapSeconds: number;
+  /** How long a claimed email may stay unstarted before any replica fires it again (WEFT_MAIL_CLAIM_LEASE_SECONDS). */
+  claimLeaseSeconds: number;
+  /** Messages per provider listing page (WEFT_MAIL_PAGE_SIZE). */
+  pageSize: number;
+  /** How long an OAuth consent started from the API may take to come back (WEFT_OAUTH_STATE_TTL_SECONDS). */
+  oauthStateTtlSeconds: number;
 }
 
 export interface NatsConnectionConfig {
@@ -243,6 +263,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
       graphApiUrl: optional(env, 'WEFT_GRAPH_API_URL'),
       googleTokenUrl: optional(env, 'WEFT_GOOGLE_TOKEN_URL'),
       microsoftTokenUrl: optional(env, 'WEFT_MICROSOFT_TOKEN_URL'),
+      googleAuthUrl: optional(env, 'WEFT_GOOGLE_AUTH_URL'),
+      microsoftAuthUrl: optional(env, 'WEFT_MICROSOFT_AUTH_URL'),
+    },
+    mail: {
+      attachmentMaxBytes: integer(env, 'WEFT_MAIL_ATTACHMENT_MAX_BYTES', 25 * 1024 * 1024, 0, 1024 * 1024 * 1024),
+      maxPollIntervalSeconds: integer(env, 'WEFT_MAIL_MAX_POLL_INTERVAL_SECONDS', 300, 1, 86_400),
+      pollOverlapSeconds: integer(env, 'WEFT_MAIL_POLL_OVERLAP_SECONDS', 300, 0, 86_400),
+      claimLeaseSeconds: integer(env, 'WEFT_MAIL_CLAIM_LEASE_SECONDS', 120, 1, 86_400),
+      pageSize: integer(env, 'WEFT_MAIL_PAGE_SIZE', 100, 1, 500),
+      oauthStateTtlSeconds: integer(env, 'WEFT_OAUTH_STATE_TTL_SECONDS', 600, 30, 86_400),
     },
   };
 }

@@ -4,3 +4,4 @@ export {
   MAIL_DEFAULTS,
   type MailListenerOptions,
 } from './mail-listener-factories.js';
+export { mailListenerOptions } from './mail-listener-options.js';
