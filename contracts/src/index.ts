@@ -14,3 +14,6 @@ export * from './catalog/process-document.js';
 export * from './http/catalog-routes.js';
 export * from './events/catalog/catalog-event-schemas.js';
 export * from './http/trigger-routes.js';
+export * from './http/testing-routes.js';
+export * from './testing/test-case.js';
+export * from './testing/test-case-schemas.js';

@@ -7,3 +7,4 @@ export * from './catalog-internal-subjects.js';
 export * from './engine-subjects.js';
 export * from './catalog-subjects.js';
 export * from './trigger-subjects.js';
+export * from './testing-subjects.js';

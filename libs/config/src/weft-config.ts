@@ -51,6 +51,8 @@ export interface WeftConfig {
   s3?: { endpoint?: string; region: string; bucket: string; accessKeyId?: string; secretAccessKey?: string };
   /** Webhook and listener limits of the trigger service (docs/triggers.md). */
   triggers: TriggerConfig;
+  /** Test runs and batches of the testing service (docs/testing.md). */
+  testing: TestingConfig;
   providers: {
     gmailApiUrl?: string;
     graphApiUrl?: string;
@@ -90,6 +92,17 @@ export interface MailTriggerLimits {
   pageSize: number;
   /** How long an OAuth consent started from the API may take to come back (WEFT_OAUTH_STATE_TTL_SECONDS). */
   oauthStateTtlSeconds: number;
+}
+
+export interface TestingConfig {
+  /** Longest a test run waits for its execution before it is `timeout` (WEFT_TESTING_RUN_TIMEOUT_SECONDS). */
+  runTimeoutSeconds: number;
+  /** Test runs of one batch in flight at once; 1 runs them in sequence (WEFT_TESTING_BATCH_CONCURRENCY). */
+  batchConcurrency: number;
+  /** Most test cases one batch may run (WEFT_TESTING_BATCH_MAX_CASES). */
+  batchMaxCases: number;
+  /** Longest POST /test-runs/batch waits before answering 202 with the progress (WEFT_TESTING_BATCH_WAIT_SECONDS). */
+  batchWaitSeconds: number;
 }
 
 export interface NatsConnectionConfig {
@@ -257,6 +270,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
       webhookFileMaxBytes: integer(env, 'WEFT_WEBHOOK_FILE_MAX_BYTES', 25 * 1024 * 1024, 1, 5 * 1024 * 1024 * 1024),
       resyncSeconds: integer(env, 'WEFT_TRIGGER_RESYNC_SECONDS', 60, 1, 86_400),
       replicaId: optional(env, 'WEFT_TRIGGER_REPLICA_ID'),
+    },
+    testing: {
+      // Below the gateway's 60 s answer limit, so a single run over HTTP answers with its result.
+      runTimeoutSeconds: integer(env, 'WEFT_TESTING_RUN_TIMEOUT_SECONDS', 45, 1, 300),
+      batchConcurrency: integer(env, 'WEFT_TESTING_BATCH_CONCURRENCY', 1, 1, 64),
+      batchMaxCases: integer(env, 'WEFT_TESTING_BATCH_MAX_CASES', 1000, 1, 100_000),
+      batchWaitSeconds: integer(env, 'WEFT_TESTING_BATCH_WAIT_SECONDS', 30, 0, 50),
     },
     providers: {
       gmailApiUrl: optional(env, 'WEFT_GMAIL_API_URL'),

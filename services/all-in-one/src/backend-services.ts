@@ -3,6 +3,7 @@ import type { WeftConfig } from '@weft/config';
 import type { EventStore } from '@weft/event-store';
 import { startEngineService } from '@weft/engine';
 import { startProcessCatalogService } from '@weft/process-catalog';
+import { startTestingService } from '@weft/testing';
 import { startTriggerService } from '@weft/trigger';
 
 export interface BackendServices {
@@ -22,6 +23,7 @@ export async function startBackendServices(deps: {
   try {
     started.push(await startProcessCatalogService(deps));
     started.push(await startEngineService(deps));
+    started.push(await startTestingService(deps));
     // Last: it restores listeners of running processes, which fire into the engine.
     started.push(await startTriggerService(deps));
   } catch (error) {
