@@ -1,0 +1,87 @@
+import { openDatabase, PostgresEventStore, type Database } from '@weft/event-store';
+import { createLogger } from '@weft/observability';
+import { scheduleListenerFactory } from '../src/adapters/schedule/schedule-listener.js';
+import type { ListenerContext, ListenerFactory } from '../src/application/listener-port.js';
+import { ListenerStatusBoard } from '../src/application/listener-status.js';
+import { ListenerSupervisor } from '../src/application/listener-supervisor.js';
+import { ScheduleClock } from './support/schedule-clock.js';
+import { catalogOf, QueuedRequests, scheduledProcess } from './support/schedule-rig.js';
+
+/**
+ * The supervisor keeps listeners apart: one that cannot start or fails while running is reported
+ * (state, last error) and retried at the next resync, and never stops the others; after a stop
+ * no listener can start an execution.
+ */
+describe('listener supervisor', () => {
+  let database: Database;
+  let store: PostgresEventStore;
+
+  beforeEach(async () => {
+    database = await openDatabase();
+    store = await PostgresEventStore.open(database);
+  });
+  afterEach(async () => {
+    await store.close();
+    await database.close();
+  });
+
+  test('a mail listener that cannot start is failing and retried; the schedule beside it keeps firing', async () => {
+    const clock = new ScheduleClock('2026-05-04T10:00:30Z');
+    const process = scheduledProcess({ cronExpression: '* * * * *' });
+    process.nodes.push({
+      id: 'mail',
+      type: 'inputNode',
+      position: { x: 0, y: 0 },
+      config: { label: 'Inbox', triggerType: 'gmail', connectionId: 'c1' },
+    });
+    let providerDown = true;
+    let mailContext: ListenerContext | undefined;
+    const gmail: ListenerFactory = (context) => ({
+      async start() {
+        if (providerDown) throw new Error('provider down (503)');
+        mailContext = context;
+      },
+      async stop() {},
+    });
+    const queue = new QueuedRequests();
+    const supervisor = new ListenerSupervisor({
+      factories: { schedule: scheduleListenerFactory({ clock }), gmail },
+      catalog: catalogOf(process),
+      executions: queue,
+      files: { store: async () => Promise.reject(new Error('unused')) },
+      store,
+      clock,
+      logger: createLogger('trigger-test', { level: 'silent' }),
+      status: new ListenerStatusBoard(),
+    });
+    await supervisor.restoreAll();
+    await clock.sleeping(1);
+    expect(supervisor.statusBoard.of(process.id, 'mail')).toMatchObject({
+      state: 'failing',
+      last_error: { message: 'could not start: provider down (503)' },
+    });
+    clock.set('2026-05-04T10:01:00Z');
+    await clock.sleeping(1);
+    expect(queue.executionIds()).toHaveLength(1);
+
+    providerDown = false;
+    await supervisor.restoreAll(); // the periodic resync
+    expect(supervisor.statusBoard.of(process.id, 'mail')?.state).toBe('listening');
+    // A run-time error is shown with its time and does not stop the listener.
+    mailContext!.report({
+      state: 'backing_off',
+      lastError: { message: 'rate limited (429)', at: clock.now().toISOString() },
+    });
+    expect(supervisor.statusBoard.of(process.id, 'mail')).toMatchObject({
+      state: 'backing_off',
+      last_error: { message: 'rate limited (429)' },
+    });
+    clock.set('2026-05-04T10:02:00Z');
+    await clock.sleeping(1);
+    expect(queue.executionIds()).toHaveLength(2);
+
+    await supervisor.stopAll();
+    await expect(mailContext!.fire({ id: 'late email' }, { dedupeKey: 'late' })).rejects.toMatchObject({ status: 409 });
+    expect(queue.requests.some((request) => (request.inputData as { id?: string }).id === 'late email')).toBe(false);
+  });
+});
