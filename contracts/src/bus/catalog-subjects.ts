@@ -54,6 +54,8 @@ export const catalogHttp = {
   listConnections: http('connection.list'),
   getConnection: http('connection.get'),
   deleteConnection: http('connection.delete'),
+  startOAuthConsent: http('connection.oauth.start'),
+  finishOAuthConsent: http('connection.oauth.callback'),
 };
 
 export type CatalogHttpRouteName = keyof typeof catalogHttp;

@@ -291,6 +291,27 @@ export const catalogRoutes: HttpRoute[] = [
     successStatus: 204,
   }),
   httpRoute({
+    method: 'GET',
+    path: '/api/v1/connections/oauth/:provider/start',
+    spec: catalogHttp.startOAuthConsent,
+    unrestrictedOnly: true,
+    summary:
+      'Begin connecting a mail account (provider gmail or outlook) to the connection named by `connectionName` ' +
+      '(created beforehand with data {clientId, clientSecret[, tenantId]}). Query: connectionName, redirectUri. ' +
+      'Answers {url, state, expiresAt}: open `url` to consent; PKCE verifier and state stay on the server.',
+    tag: CONNECTIONS,
+  }),
+  httpRoute({
+    method: 'GET',
+    path: '/api/v1/connections/oauth/:provider/callback',
+    spec: catalogHttp.finishOAuthConsent,
+    unrestrictedOnly: true,
+    summary:
+      'Finish the consent: query `code` and `state` from the provider redirect. Exchanges the code (with the PKCE ' +
+      'verifier) and stores the refresh token encrypted in the connection. Answers the connection (no secrets).',
+    tag: CONNECTIONS,
+  }),
+  httpRoute({
     method: 'POST',
     path: '/api/v1/schemas/by-org/:org_id',
     spec: catalogHttp.createSchema,

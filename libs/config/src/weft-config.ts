@@ -92,6 +92,8 @@ export interface MailTriggerLimits {
   pageSize: number;
   /** How long an OAuth consent started from the API may take to come back (WEFT_OAUTH_STATE_TTL_SECONDS). */
   oauthStateTtlSeconds: number;
+  /** OAuth consents in flight per organization (WEFT_OAUTH_MAX_PENDING_CONSENTS). */
+  oauthMaxPendingConsents: number;
 }
 
 export interface TestingConfig {
@@ -293,6 +295,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
       claimLeaseSeconds: integer(env, 'WEFT_MAIL_CLAIM_LEASE_SECONDS', 120, 1, 86_400),
       pageSize: integer(env, 'WEFT_MAIL_PAGE_SIZE', 100, 1, 500),
       oauthStateTtlSeconds: integer(env, 'WEFT_OAUTH_STATE_TTL_SECONDS', 600, 30, 86_400),
+      oauthMaxPendingConsents: integer(env, 'WEFT_OAUTH_MAX_PENDING_CONSENTS', 50, 1, 10_000),
     },
   };
 }

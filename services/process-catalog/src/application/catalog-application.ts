@@ -10,6 +10,7 @@ import { schemaProjection } from '../projections/schema-projection.js';
 import type { Runtime } from './caller.js';
 import { Collections } from './collections.js';
 import { Connections } from './connections.js';
+import { OAuthConsents } from './oauth-consents.js';
 import { Schemas } from './schemas.js';
 import { SecretBox } from './secret-box.js';
 import { ProcessCommands } from './process-commands.js';
@@ -36,6 +37,7 @@ export interface CatalogApplication {
   queries: ProcessQueries;
   schemas: Schemas;
   connections: Connections;
+  oauthConsents: OAuthConsents;
   collections: Collections;
 }
 
@@ -43,6 +45,14 @@ export interface CatalogApplication {
 export interface CatalogSettings {
   secretKey?: string;
   dataDir: string;
+  /** Token and consent endpoints of the mail providers (WEFT_GOOGLE_TOKEN_URL ...), for the OAuth code flow. */
+  providers?: {
+    googleTokenUrl?: string;
+    microsoftTokenUrl?: string;
+    googleAuthUrl?: string;
+    microsoftAuthUrl?: string;
+  };
+  mail?: { oauthStateTtlSeconds: number; oauthMaxPendingConsents: number };
 }
 
 /** Migrates the read-model tables and registers the inline projections (once per store). */
@@ -60,13 +70,31 @@ export async function openCatalogApplication(
     storesWithProjections.add(store);
   }
   const queries = new ProcessQueries(store.db, store);
+  const connections = new Connections(store, store.db, runtime, secrets);
+  const providers = settings.providers ?? {};
+  const oauthConsents = new OAuthConsents(store.db, connections, secrets, runtime, {
+    endpoints: {
+      gmail: {
+        authUrl: providers.googleAuthUrl ?? 'https://accounts.google.com/o/oauth2/v2/auth',
+        tokenUrl: providers.googleTokenUrl ?? 'https://oauth2.googleapis.com/token',
+      },
+      outlook: {
+        authUrl: providers.microsoftAuthUrl ?? 'https://login.microsoftonline.com/<tenant>/oauth2/v2.0/authorize',
+        tokenUrl: providers.microsoftTokenUrl ?? 'https://login.microsoftonline.com/<tenant>/oauth2/v2.0/token',
+      },
+    },
+    stateTtlSeconds: settings.mail?.oauthStateTtlSeconds ?? 600,
+    maxPending: settings.mail?.oauthMaxPendingConsents ?? 50,
+    tokenTimeoutMs: 15_000,
+  });
   return {
     store,
     runtime,
     processes: new ProcessCommands(store, runtime),
     queries,
     schemas: new Schemas(store, store.db, runtime),
-    connections: new Connections(store, store.db, runtime, secrets),
+    connections,
+    oauthConsents,
     collections: new Collections(store, store.db, runtime),
   };
 }

@@ -110,4 +110,23 @@ export const catalogMigrations: Migration[] = [
         )`.execute(db);
     },
   },
+  {
+    // Mail OAuth consents in flight: server-side state and PKCE verifier, never events (they expire).
+    name: '005_oauth_consents',
+    async up(db) {
+      await sql`
+        CREATE TABLE catalog_oauth_consents (
+          state_hash text PRIMARY KEY,
+          organization_id text NOT NULL,
+          connection_id text NOT NULL,
+          provider text NOT NULL,
+          redirect_uri text NOT NULL,
+          sealed_verifier jsonb NOT NULL,
+          expires_at text NOT NULL
+        )`.execute(db);
+      await sql`CREATE INDEX catalog_oauth_consents_by_org ON catalog_oauth_consents (organization_id, expires_at)`.execute(
+        db,
+      );
+    },
+  },
 ];

@@ -3,7 +3,12 @@ import type { CatalogApplication } from '../../application/catalog-application.j
 import type { CatalogHttpHandler } from './catalog-http-handler.js';
 
 export type ConnectionHttpHandlers = Record<
-  'createConnection' | 'listConnections' | 'getConnection' | 'deleteConnection',
+  | 'createConnection'
+  | 'listConnections'
+  | 'getConnection'
+  | 'deleteConnection'
+  | 'startOAuthConsent'
+  | 'finishOAuthConsent',
   CatalogHttpHandler
 >;
 
@@ -25,6 +30,12 @@ export function connectionHttpHandlers(app: CatalogApplication): ConnectionHttpH
     async deleteConnection(call, caller) {
       await app.connections.delete(param(call, 'id'), caller);
       return { status: 204 };
+    },
+    async startOAuthConsent(call, caller) {
+      return { status: 200, body: await app.oauthConsents.start(call, caller) };
+    },
+    async finishOAuthConsent(call, caller) {
+      return { status: 200, body: await app.oauthConsents.finish(call, caller) };
     },
   };
 }

@@ -30,4 +30,14 @@ export class ConnectionController {
   delete(@Payload() call: HttpCall, @Ctx() ctx: MessageContext): Promise<HttpReply> {
     return this.handlers.deleteConnection(call, callerFrom(ctx));
   }
+
+  @MessagePattern(catalogHttp.startOAuthConsent.subject)
+  startOAuth(@Payload() call: HttpCall, @Ctx() ctx: MessageContext): Promise<HttpReply> {
+    return this.handlers.startOAuthConsent(call, callerFrom(ctx));
+  }
+
+  @MessagePattern(catalogHttp.finishOAuthConsent.subject)
+  finishOAuth(@Payload() call: HttpCall, @Ctx() ctx: MessageContext): Promise<HttpReply> {
+    return this.handlers.finishOAuthConsent(call, callerFrom(ctx));
+  }
 }
