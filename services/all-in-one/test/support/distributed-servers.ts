@@ -10,7 +10,11 @@ import pg from 'pg';
  * own on a free loopback port (no other suite's subjects or streams share it) and a fresh
  * PostgreSQL database, both removed afterwards.
  */
-export const adminDatabaseUrl = process.env.WEFT_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/weft_test';
+const requiredDatabaseUrl = (): string => {
+  const url = process.env.WEFT_TEST_DATABASE_URL;
+  if (!url) throw new Error('WEFT_TEST_DATABASE_URL is not set (run through scripts/run-tests.sh)');
+  return url;
+};
 
 export const freePort = (): Promise<number> =>
   new Promise((done, fail) => {
@@ -65,6 +69,7 @@ export interface OwnDatabase {
 
 export async function createOwnDatabase(prefix: string): Promise<OwnDatabase> {
   const name = `${prefix}_${process.pid}_${Date.now()}`;
+  const adminDatabaseUrl = requiredDatabaseUrl();
   const admin = new pg.Client({ connectionString: adminDatabaseUrl });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
