@@ -31,6 +31,13 @@ export function toKeySegment(fileName: string): string {
   return cleaned.length > 200 ? cleaned.slice(-200) : cleaned;
 }
 
+/** Where the gateway serves a blob to a key of its organization (`GET /api/v1/files/<key>`). */
+export const FILES_URL_PATH = '/api/v1/files/';
+
+export function filesUrlOf(key: string): string {
+  return FILES_URL_PATH + assertValidBlobKey(key).split('/').map(encodeURIComponent).join('/');
+}
+
 export function blobUrlOf(key: string): string {
   return BLOB_URL_SCHEME + assertValidBlobKey(key).split('/').map(encodeURIComponent).join('/');
 }
@@ -38,8 +45,14 @@ export function blobUrlOf(key: string): string {
 /** The key a reference, url or plain key names; validated. */
 export function blobKeyOf(target: BlobTarget): string {
   const text = typeof target === 'string' ? target : target.url;
-  if (!text.startsWith(BLOB_URL_SCHEME)) return assertValidBlobKey(text);
-  const encoded = text.slice(BLOB_URL_SCHEME.length);
+  // Mail attachments carry their download address; it names the same blob.
+  const scheme = text.startsWith(BLOB_URL_SCHEME)
+    ? BLOB_URL_SCHEME
+    : text.startsWith(FILES_URL_PATH)
+      ? FILES_URL_PATH
+      : undefined;
+  if (!scheme) return assertValidBlobKey(text);
+  const encoded = text.slice(scheme.length);
   let key: string;
   try {
     key = encoded.split('/').map(decodeURIComponent).join('/');

@@ -9,6 +9,7 @@ import { ApiKeyCommands } from './application/api-key-commands.js';
 import { Authenticator } from './application/authenticator.js';
 import { ensureBootstrapKey, type BootstrapResult } from './application/bootstrap-key.js';
 import { GatewayReadModels } from './application/gateway-read-models.js';
+import { fileRoutes } from './adapters/http/file-routes.js';
 import { organizationRoutes } from './adapters/http/organization-routes.js';
 import { buildHttpServer } from './adapters/http/server.js';
 import { serviceRouteBindings } from './adapters/http/service-routes.js';
@@ -60,6 +61,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
     logger: deps.logger,
     bindings: [
       ...organizationRoutes({ store, readModels, keys, authenticator }),
+      ...fileRoutes({ blobs }),
       ...serviceRouteBindings(deps.routes ?? serviceRoutes, bus, deps.requestTimeoutMs ?? 60_000),
     ],
     readiness: async () => ({

@@ -180,7 +180,12 @@ describe.each(DIALECTS)('mail triggers exactly once (%s)', (dialect) => {
         const attachments = firing.input.attachments as { name: string; url: string; size: number }[];
         if (index % 10 === 1) {
           expect(attachments).toEqual([
-            { name: `small-${index}.txt`, url: expect.stringMatching(/^\/api\/v1\/files\//), size: 100 },
+            {
+              name: `small-${index}.txt`,
+              url: expect.stringMatching(new RegExp(`^/api/v1/files/org-1/triggers/${processId}/mail-in/file-\\d+$`)),
+              size: 100,
+              contentType: 'text/plain',
+            },
           ]);
           const file = world.files.get(attachments[0]!.url.split('/').at(-1)!)!;
           expect(Buffer.from(file.content)).toEqual(Buffer.alloc(100, index));

@@ -81,9 +81,15 @@ export function replicaContext(options: ReplicaOptions): Replica {
       return Promise.resolve();
     },
     storeFile: (name, content, contentType): Promise<FileReference> => {
+      // Keys like the supervisor's: <organization>/triggers/<process>/<node>/<file>.
       const id = `file-${world.files.size + 1}`;
       world.files.set(id, { name, content, contentType });
-      return Promise.resolve({ name, url: `/api/v1/files/${id}`, size: content.byteLength, contentType });
+      return Promise.resolve({
+        name,
+        url: `weft-blob://org-1/triggers/${options.processId}/${options.nodeId}/${id}`,
+        size: content.byteLength,
+        contentType,
+      });
     },
     store: options.store,
     signal: abort.signal,

@@ -1,3 +1,4 @@
+import { blobKeyOf, filesUrlOf } from '@weft/blob-storage';
 import type { ListenerContext, TriggerListener } from '../../application/listener-port.js';
 import { systemClock, type Clock } from '../../application/clock.js';
 import { emailMatches } from '../../domain/mail/mail-filters.js';
@@ -178,7 +179,13 @@ export class MailListener implements TriggerListener {
       // The listed size is the provider's word; the bytes decide.
       if (bytes.byteLength > this.config.attachmentMaxSize) continue;
       const reference = await this.context.storeFile(attachment.name, bytes, attachment.contentType);
-      stored.push({ name: attachment.name, url: reference.url, size: bytes.byteLength });
+      // The download address (an org key reads it); downstream nodes resolve it to the same blob.
+      stored.push({
+        name: attachment.name,
+        url: filesUrlOf(blobKeyOf(reference.url)),
+        size: bytes.byteLength,
+        contentType: reference.contentType ?? attachment.contentType,
+      });
     }
     return stored;
   }

@@ -26,8 +26,10 @@ export interface MailMessage {
 /** The `{name, url, size}` of one stored attachment (spec: the attachments output). */
 export interface StoredAttachment {
   name: string;
+  /** `/api/v1/files/<key>`: downloadable with a key of the organization. */
   url: string;
   size: number;
+  contentType: string;
 }
 
 /** One entry of the `thread` array (spec mail rule 9). */
