@@ -15,7 +15,9 @@ import type { Actor, Bus, MessageContext, PublishedEvent, WorkMessage } from '..
 /** How the contract suite gets buses of one implementation. */
 export interface BusHarness {
   /** A new bus, as a new replica would have, logging to `logger`; the suite closes it. */
-  create(logger: Logger): Promise<Bus>;
+  create(logger: Logger, options?: { maxMessageBytes?: number }): Promise<Bus>;
+  /** Makes the next reply `bus` publishes fail as a broken connection would. NATS only. */
+  failNextReply?: (bus: Bus) => void;
   /** Kills a bus the way a crashed process would: nothing acked, nothing drained. NATS only. */
   crash?: (bus: Bus) => Promise<void>;
   /** Removes a stream the suite created (unique names only). */
@@ -71,8 +73,8 @@ export function describeBusContract(name: string, harness: BusHarness): void {
         },
       }),
     });
-    const newBus = async () => {
-      const bus = await harness.create(logger);
+    const newBus = async (options?: { maxMessageBytes?: number }) => {
+      const bus = await harness.create(logger, options);
       buses.push(bus);
       return bus;
     };
@@ -190,6 +192,86 @@ export function describeBusContract(name: string, harness: BusHarness): void {
         expect(handledBy).toContain('first');
         expect(handledBy).toContain('second');
       });
+    });
+
+    describe('messages of several MB (chunked where the transport limits a message)', () => {
+      const MB = 1024 * 1024;
+      /** `bytes` of JSON string with multi-byte characters, so chunk boundaries split characters. */
+      const text = (bytes: number, seed: string) => `${seed}é€`.repeat(Math.ceil(bytes / (seed.length + 5)));
+
+      it('carries a request and a reply of several MB whole', async () => {
+        const [server, client] = [await newBus(), await newBus()];
+        const spec = request<{ text: string }, { length: number; text: string }>(names().subject, [service], service);
+        await server.serve(spec, async (call, context) => ({
+          length: call.text.length,
+          text: `${context.actor?.userName}:${call.text}${call.text.slice(0, MB)}`,
+        }));
+        const sent = text(3 * MB, 'request');
+        const reply = await client.request(spec, { text: sent }, { actor, timeoutMs: 60_000 });
+        expect(reply.length).toBe(sent.length);
+        expect(reply.text).toBe(`${actor.userName}:${sent}${sent.slice(0, MB)}`);
+      });
+
+      it('carries several large requests at once to replicas, each reply to its own caller', async () => {
+        const [first, second, client] = [await newBus(), await newBus(), await newBus()];
+        const spec = request<{ text: string }, { text: string }>(names().subject, [service], service);
+        const reverse = async (call: { text: string }) => ({ text: [...call.text].reverse().join('') });
+        await first.serve(spec, reverse);
+        await second.serve(spec, reverse);
+        const texts = ['a', 'b', 'c', 'd'].map((seed) => text(MB, seed));
+        const replies = await Promise.all(
+          texts.map((sent) => client.request(spec, { text: sent }, { timeoutMs: 60_000 })),
+        );
+        expect(replies.map((reply) => reply.text)).toEqual(texts.map((sent) => [...sent].reverse().join('')));
+      });
+
+      it('refuses a request over the maximum message size with a 413 problem, without waiting', async () => {
+        const [server, client] = [await newBus({ maxMessageBytes: MB }), await newBus({ maxMessageBytes: MB })];
+        const spec = request<{ text: string }, { ok: boolean }>(names().subject, [service], service);
+        let handled = false;
+        await server.serve(spec, async () => ((handled = true), { ok: true }));
+        const error = await client
+          .request(spec, { text: 'x'.repeat(2 * MB) }, { timeoutMs: 600_000 })
+          .catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(ProblemError);
+        expect((error as ProblemError).status).toBe(413);
+        expect(handled).toBe(false);
+      });
+
+      it('answers 413 instead of a reply over the maximum message size', async () => {
+        const [server, client] = [await newBus({ maxMessageBytes: MB }), await newBus({ maxMessageBytes: MB })];
+        const spec = request<{ size: number }, { text: string }>(names().subject, [service], service);
+        await server.serve(spec, async (call) => ({ text: 'y'.repeat(call.size) }));
+        const error = await client
+          .request(spec, { size: 2 * MB }, { timeoutMs: 600_000 })
+          .catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(ProblemError);
+        expect((error as ProblemError).status).toBe(413);
+        expect(await client.request(spec, { size: 10 })).toEqual({ text: 'y'.repeat(10) });
+      });
+
+      it('refuses a work message over the maximum message size with a 413 problem', async () => {
+        const { subject, stream } = names();
+        const spec = workQueue<{ text: string }>(newStream(stream), subject, [service], service);
+        const bus = await newBus({ maxMessageBytes: MB });
+        const error = await bus.enqueue(spec, { text: 'x'.repeat(2 * MB) }).catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(ProblemError);
+        expect((error as ProblemError).status).toBe(413);
+      });
+
+      if (harness.failNextReply) {
+        const failNextReply = harness.failNextReply;
+        it('answers a problem, without waiting, when the reply cannot be sent', async () => {
+          const [server, client] = [await newBus(), await newBus()];
+          const spec = request<object, { ok: boolean }>(names().subject, [service], service);
+          await server.serve(spec, async () => ({ ok: true }));
+          failNextReply(server);
+          const error = await client.request(spec, {}, { timeoutMs: 600_000 }).catch((caught: unknown) => caught);
+          expect(error).toBeInstanceOf(ProblemError);
+          expect((error as ProblemError).status).toBe(502);
+          expect(await client.request(spec, {})).toEqual({ ok: true });
+        });
+      }
     });
 
     describe('work queues', () => {

@@ -36,6 +36,14 @@ describe('NATS authorization generated from the subject map', () => {
     expect(subscribers(subject)).toEqual(['process-catalog']);
   });
 
+  it('the chunks of a large request or reply travel only between its senders and its handling service', () => {
+    const spec = catalogInternal.getConnectionSecret;
+    const chunkSubject = `${spec.subject}.chunked.AbC123`;
+    expect(publishers(chunkSubject).sort()).toEqual(['engine', 'trigger']);
+    expect(subscribers(chunkSubject)).toEqual(['process-catalog']);
+    expect(publishers(`${catalogInternal.getProcess.subject}.chunked.AbC123`)).not.toContain('subscriber');
+  });
+
   it('the engine alone takes execution requests; the trigger and testing may enqueue them', () => {
     const stream = engineQueues.executionRequests.stream;
     expect(publishers(`$JS.API.CONSUMER.MSG.NEXT.${stream}.engine-executions`)).toEqual(['engine']);

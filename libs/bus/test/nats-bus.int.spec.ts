@@ -1,25 +1,30 @@
-import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import { NatsBus, type Bus } from '../src/index.js';
 import { describeBusContract } from './bus-contract-suite.js';
+import { startNatsWithMaxPayload, type NatsServerProcess } from './support/small-payload-nats.js';
 
-const servers = process.env.WEFT_TEST_NATS_URL ?? '';
-// scripts/run-tests.sh sets it; without it the suite fails instead of reaching whatever listens on 4222.
-if (!servers) throw new Error('WEFT_TEST_NATS_URL is not set (run the tests through scripts/run-tests.sh)');
+// A server of the suite's own with a 64 KiB max_payload: every message of several MB travels in chunks.
+let server: Promise<NatsServerProcess> | undefined;
+const servers = async () => (await (server ??= startNatsWithMaxPayload())).url;
 
 describeBusContract('NatsBus', {
-  create: (logger) => NatsBus.connect({ servers, name: 'bus-contract-test', logger }),
+  create: async (logger, options = {}) =>
+    NatsBus.connect({ servers: await servers(), name: 'bus-contract-test', logger, ...options }),
   crash: async (bus: Bus) => {
     // close() without drain: in-flight messages stay unacked, as when the process dies.
     await (bus as NatsBus).connection.close();
   },
-  deleteStream: async (stream) => {
-    const nc = await connect({ servers });
-    try {
-      const jsm = await jetstreamManager(nc);
-      await jsm.streams.delete(stream).catch(() => false);
-    } finally {
-      await nc.close();
-    }
+  failNextReply: (bus: Bus) => {
+    // The next publish throws, as it does when the connection breaks while the reply is sent
+    // (a received message answers through the connection's protocol handler, not connection.publish).
+    const protocol = (bus as NatsBus).connection as unknown as { protocol: { publish: (...args: unknown[]) => void } };
+    const publish = protocol.protocol.publish;
+    protocol.protocol.publish = () => {
+      protocol.protocol.publish = publish;
+      throw new Error('connection lost while replying (simulated)');
+    };
+  },
+  dispose: async () => {
+    await (await server)?.stop();
+    server = undefined;
   },
 });

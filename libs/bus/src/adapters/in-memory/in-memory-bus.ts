@@ -10,6 +10,7 @@ import type {
   Subscription,
   WorkMessage,
 } from '../../bus.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../../bus-defaults.js';
 import { InMemoryBusConnection } from './in-memory-bus-connection.js';
 import { InMemoryEventStreams } from './in-memory-event-streams.js';
 import { InMemoryRequestReply } from './in-memory-request-reply.js';
@@ -27,11 +28,13 @@ export class InMemoryBus implements Bus {
   private readonly workQueues: InMemoryWorkQueues;
   private closed = false;
 
-  constructor(options: { logger?: Logger } = {}) {
+  /** `maxMessageBytes`: largest request, reply or work message, as on NatsBus (WEFT_BUS_MAX_MESSAGE_BYTES). */
+  constructor(options: { logger?: Logger; maxMessageBytes?: number } = {}) {
     const logger = options.logger ?? createLogger('bus');
-    this.requests = new InMemoryRequestReply(logger);
+    const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.requests = new InMemoryRequestReply(logger, maxMessageBytes);
     this.events = new InMemoryEventStreams(this.timers, logger);
-    this.workQueues = new InMemoryWorkQueues(this.timers, logger);
+    this.workQueues = new InMemoryWorkQueues(this.timers, logger, maxMessageBytes);
   }
 
   /** A connection for one service: its close() stops only what it subscribed. */

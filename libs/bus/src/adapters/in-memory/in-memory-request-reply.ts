@@ -3,6 +3,7 @@ import { extractTraceContext, withSpan, type Logger } from '@weft/observability'
 import type { MessageContext, SendOptions, Subscription } from '../../bus.js';
 import { InFlight } from '../../in-flight.js';
 import { jsonCopy } from '../../json-payload.js';
+import { jsonCopyWithin } from '../../message-size.js';
 import { messageContext, outgoingHeaders } from '../../message-headers.js';
 import { problemFromError } from '../../problem-reply.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../bus-defaults.js';
@@ -19,7 +20,10 @@ export class InMemoryRequestReply {
   private readonly groups = new Map<string, Map<string, QueueGroup>>();
   private readonly inFlight = new InFlight();
 
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly maxMessageBytes: number,
+  ) {}
 
   serve<Req, Res>(spec: RequestSpec<Req, Res>, handler: (payload: Req, context: MessageContext) => Promise<Res>) {
     const bySubject = this.groups.get(spec.subject) ?? new Map<string, QueueGroup>();
@@ -47,7 +51,9 @@ export class InMemoryRequestReply {
         if (!handler) throw new ProblemError(503, `No service answers ${spec.subject}.`);
         const headers = outgoingHeaders(options);
         const timeout = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-        const reply = this.inFlight.track(this.answer(spec.subject, handler, jsonCopy(payload), headers));
+        const reply = this.inFlight.track(
+          this.answer(spec.subject, handler, jsonCopyWithin(payload, this.maxMessageBytes, 'request'), headers),
+        );
         let timer: NodeJS.Timeout | undefined;
         const timedOut = new Promise<never>((_resolve, reject) => {
           timer = setTimeout(
@@ -97,7 +103,8 @@ export class InMemoryRequestReply {
       { 'messaging.system': 'in-memory', 'messaging.destination.name': subject },
       async () => {
         try {
-          return { result: jsonCopy(await handler(payload, messageContext({ ...headers }))) };
+          const result = await handler(payload, messageContext({ ...headers }));
+          return { result: jsonCopyWithin(result, this.maxMessageBytes, 'reply') };
         } catch (error) {
           return { problem: jsonCopy(problemFromError(error, this.logger, subject)) };
         }

@@ -5,6 +5,7 @@ import { DEFAULT_RETRY_DELAY_MS, retryDelayMs } from '../../bus-defaults.js';
 import { deadLettered } from '../../dead-letter.js';
 import { InFlight } from '../../in-flight.js';
 import { jsonCopy } from '../../json-payload.js';
+import { jsonCopyWithin } from '../../message-size.js';
 import { messageContext, outgoingHeaders } from '../../message-headers.js';
 import type { InMemoryTimers } from './in-memory-timers.js';
 
@@ -41,6 +42,7 @@ export class InMemoryWorkQueues {
   constructor(
     private readonly timers: InMemoryTimers,
     private readonly logger: Logger,
+    private readonly maxMessageBytes: number,
   ) {}
 
   async enqueue<P>(spec: WorkQueueSpec<P>, payload: P, options: SendOptions & { msgId?: string }): Promise<void> {
@@ -49,11 +51,13 @@ export class InMemoryWorkQueues {
       `publish ${spec.subject}`,
       { 'messaging.system': 'in-memory', 'messaging.destination.name': spec.subject },
       () => {
+        // Refused before its msgId is remembered, so a smaller retry with the same id is not dropped.
+        const copy = jsonCopyWithin(payload, this.maxMessageBytes, 'message');
         if (options.msgId !== undefined) {
           if (queue.msgIds.has(options.msgId)) return;
           queue.msgIds.add(options.msgId);
         }
-        const item = { payload: jsonCopy(payload), headers: outgoingHeaders(options), deliveryCount: 0 };
+        const item = { payload: copy, headers: outgoingHeaders(options), deliveryCount: 0 };
         queue.items.push({ ...item, availableAt: 0, running: false });
       },
       { kind: 'producer' },

@@ -25,6 +25,9 @@ export interface NatsUserPermissions {
 /** Every connection gets its replies under its own prefix, so no user can read another's replies (secrets). */
 export const natsInboxPrefix = (user: string): string => `_INBOX.${user}`;
 
+/** The subjects where the serving replicas of `requestSubject` take chunks (nats-chunk-endpoint.ts). */
+export const natsChunkSubjects = (requestSubject: string): string => `${requestSubject}.chunked.*`;
+
 /** The environment variable nats-server reads a user's password from (auth.conf references it). */
 export const natsPasswordVariable = (user: NatsUser): string =>
   `WEFT_NATS_${user.toUpperCase().replace(/-/g, '_')}_PASSWORD`;
@@ -99,9 +102,11 @@ export function natsAuthorization(specs: readonly SubjectSpec[]): NatsUserPermis
   for (const user of [...NATS_SERVICE_USERS, NATS_SUBSCRIBER_USER] as const) of(user);
   for (const spec of specs) {
     if (spec.kind === 'request') {
-      for (const user of usersOf(spec.sentBy)) of(user).publish.add(spec.subject);
+      // A message over max_payload goes in chunks to the subject of the replica that took its first one.
+      const chunks = natsChunkSubjects(spec.subject);
+      for (const user of usersOf(spec.sentBy)) of(user).publish.add(spec.subject).add(chunks);
       for (const user of usersOf([spec.handledBy])) {
-        of(user).subscribe.add(spec.subject);
+        of(user).subscribe.add(spec.subject).add(chunks);
         of(user).allowResponses = true;
       }
     } else if (spec.kind === 'work-queue') {

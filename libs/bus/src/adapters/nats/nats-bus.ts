@@ -12,6 +12,8 @@ import type {
   Subscription,
   WorkMessage,
 } from '../../bus.js';
+import { DEFAULT_CHUNK_TIMEOUT_MS, DEFAULT_MAX_MESSAGE_BYTES } from '../../bus-defaults.js';
+import type { ChunkLimits } from './nats-chunk-endpoint.js';
 import { natsSecurityOptions, type NatsSecurity } from './nats-connect-options.js';
 import { jetStreamConsume, jetStreamPublish, jetStreamSubscribe } from './nats-jetstream.js';
 import { natsRequest, natsServe } from './nats-request-reply.js';
@@ -41,6 +43,10 @@ export interface NatsBusOptions {
   /** Where replies to this connection arrive; its NATS user may subscribe only there (natsInboxPrefix). */
   inboxPrefix?: string;
   connection?: Partial<NodeConnectionOptions>;
+  /** Largest request, reply or stream message (WEFT_BUS_MAX_MESSAGE_BYTES); larger ones get a 413 problem. */
+  maxMessageBytes?: number;
+  /** A chunked message whose next chunk does not come within this time is dropped (tests shorten it). */
+  chunkTimeoutMs?: number;
 }
 
 /** The Bus over NATS: core request/reply in queue groups, JetStream for events and work queues. */
@@ -54,6 +60,7 @@ export class NatsBus implements Bus {
     private readonly js: JetStreamClient,
     private readonly streams: NatsStreams,
     private readonly logger: Logger,
+    private readonly limits: ChunkLimits,
   ) {}
 
   static async connect(options: NatsBusOptions): Promise<NatsBus> {
@@ -68,18 +75,22 @@ export class NatsBus implements Bus {
     const jsm = await jetstreamManager(connection);
     const logger = options.logger ?? createLogger('bus');
     void logConnectionStatus(connection, logger);
-    return new NatsBus(connection, jetstream(connection), new NatsStreams(jsm), options.logger ?? createLogger('bus'));
+    const limits: ChunkLimits = {
+      maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+      chunkTimeoutMs: options.chunkTimeoutMs ?? DEFAULT_CHUNK_TIMEOUT_MS,
+    };
+    return new NatsBus(connection, jetstream(connection), new NatsStreams(jsm), logger, limits);
   }
 
   request<Req, Res>(spec: RequestSpec<Req, Res>, payload: Req, options?: SendOptions): Promise<Res> {
-    return natsRequest(this.connection, spec, payload, options);
+    return natsRequest(this.connection, spec, payload, options ?? {}, this.limits);
   }
 
   async serve<Req, Res>(
     spec: RequestSpec<Req, Res>,
     handler: (payload: Req, context: MessageContext) => Promise<Res>,
   ): Promise<Subscription> {
-    const subscription = this.track(natsServe(this.connection, spec, handler, this.logger));
+    const subscription = this.track(natsServe(this.connection, spec, handler, this.logger, this.limits));
     // Resolve only once the server knows the subscription, so a request sent next finds it.
     await this.connection.flush();
     return subscription;
@@ -90,7 +101,7 @@ export class NatsBus implements Bus {
   }
 
   publish(subject: string, payload: unknown, options: SendOptions & { msgId: string }): Promise<void> {
-    return jetStreamPublish(this.js, subject, payload, options);
+    return jetStreamPublish(this.js, subject, payload, options, this.streamLimit());
   }
 
   async subscribe(
@@ -103,7 +114,7 @@ export class NatsBus implements Bus {
 
   async enqueue<P>(spec: WorkQueueSpec<P>, payload: P, options: SendOptions & { msgId?: string } = {}): Promise<void> {
     await this.streams.ensureWorkQueueStream(spec.stream, spec.subject);
-    await jetStreamPublish(this.js, spec.subject, payload, options);
+    await jetStreamPublish(this.js, spec.subject, payload, options, this.streamLimit());
   }
 
   async consume<P>(
@@ -137,6 +148,10 @@ export class NatsBus implements Bus {
       if (!this.connection.isClosed()) await this.connection.drain().catch(() => undefined);
     })();
     return this.closing;
+  }
+
+  private streamLimit() {
+    return { nc: this.connection, maxBytes: this.limits.maxMessageBytes };
   }
 
   private track(subscription: Subscription): Subscription {

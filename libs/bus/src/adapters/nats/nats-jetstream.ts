@@ -1,4 +1,5 @@
 import type { ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { WorkQueueSpec } from '@weft/contracts';
 import { extractTraceContext, withSpan, type Logger } from '@weft/observability';
 import type { ConsumeOptions, PublishedEvent, SendOptions, Subscription, WorkMessage } from '../../bus.js';
@@ -6,28 +7,36 @@ import { deadLettered } from '../../dead-letter.js';
 import { InFlight } from '../../in-flight.js';
 import { decodeJson, encodeJson } from '../../json-payload.js';
 import { messageContext, outgoingHeaders } from '../../message-headers.js';
+import { messageTooLarge } from '../../message-size.js';
 import { DEFAULT_ACK_WAIT_MS, DEFAULT_RETRY_DELAY_MS, retryDelayMs } from '../../bus-defaults.js';
 import { gatedPullLoop } from './gated-pull-loop.js';
+import { payloadRoom } from './nats-chunks.js';
 import { fromNatsHeaders, toNatsHeaders } from './nats-headers.js';
 import type { NatsStreams } from './nats-streams.js';
 
 const spanAttributes = (subject: string) => ({ 'messaging.system': 'nats', 'messaging.destination.name': subject });
 
-/** Publishes to whichever stream stores `subject`; `msgId` makes retries idempotent (Nats-Msg-Id). */
+/**
+ * Publishes to whichever stream stores `subject`; `msgId` makes retries idempotent (Nats-Msg-Id).
+ * A stream message is never chunked (a consumer could not put one together across replicas): one
+ * larger than the server's max_payload or `maxBytes` is refused with a 413 problem.
+ */
 export async function jetStreamPublish(
   js: JetStreamClient,
   subject: string,
   payload: unknown,
   options: SendOptions & { msgId?: string },
+  limit: { nc: NatsConnection; maxBytes: number },
 ): Promise<void> {
   await withSpan(
     `publish ${subject}`,
     spanAttributes(subject),
     async () => {
-      await js.publish(subject, encodeJson(payload), {
-        ...(options.msgId ? { msgID: options.msgId } : {}),
-        headers: toNatsHeaders(outgoingHeaders(options)),
-      });
+      const data = encodeJson(payload);
+      const headers = toNatsHeaders(outgoingHeaders(options));
+      const maxBytes = Math.min(limit.maxBytes, payloadRoom(limit.nc, headers));
+      if (data.length > maxBytes) throw messageTooLarge('message', data.length, maxBytes);
+      await js.publish(subject, data, { ...(options.msgId ? { msgID: options.msgId } : {}), headers });
     },
     { kind: 'producer' },
   );

@@ -6,30 +6,45 @@ import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../bus-defaults.js';
 import { InFlight } from '../../in-flight.js';
 import { decodeJson, encodeJson } from '../../json-payload.js';
 import { HEADER, messageContext, outgoingHeaders } from '../../message-headers.js';
+import { messageTooLarge } from '../../message-size.js';
 import { problemFromError } from '../../problem-reply.js';
+import { ChunkEndpoint, type ChunkLimits } from './nats-chunk-endpoint.js';
+import { requestInChunks, wholeReply } from './nats-chunked-request.js';
+import { chunkPartOf, payloadRoom } from './nats-chunks.js';
 import { fromNatsHeaders, toNatsHeaders } from './nats-headers.js';
 
 const isNoResponders = (error: unknown): boolean =>
   error instanceof errors.NoRespondersError || (error instanceof errors.RequestError && error.isNoResponders());
 
-/** Sends a request and turns the reply (or its absence) into a result or a ProblemError. */
+/**
+ * Sends a request and turns the reply (or its absence) into a result or a ProblemError. A request
+ * or reply larger than the server's max_payload travels in chunks (nats-chunked-request.ts).
+ */
 export async function natsRequest<Req, Res>(
   nc: NatsConnection,
   spec: RequestSpec<Req, Res>,
   payload: Req,
-  options: SendOptions = {},
+  options: SendOptions,
+  limits: ChunkLimits,
 ): Promise<Res> {
   return withSpan(
     `request ${spec.subject}`,
     { 'messaging.system': 'nats', 'messaging.destination.name': spec.subject },
     async () => {
       const timeout = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+      const deadline = Date.now() + timeout;
+      const timeLeft = () => Math.max(1, deadline - Date.now());
+      const data = encodeJson(payload);
+      if (data.length > limits.maxMessageBytes) throw messageTooLarge('request', data.length, limits.maxMessageBytes);
+      const headers = toNatsHeaders(outgoingHeaders(options));
       let reply: Msg;
+      let body: Uint8Array;
       try {
-        reply = await nc.request(spec.subject, encodeJson(payload), {
-          timeout,
-          headers: toNatsHeaders(outgoingHeaders(options)),
-        });
+        reply =
+          data.length <= payloadRoom(nc, headers)
+            ? await nc.request(spec.subject, data, { timeout, headers })
+            : await requestInChunks(nc, spec.subject, data, headers, timeLeft);
+        body = await wholeReply(nc, reply, limits.maxMessageBytes, timeLeft);
       } catch (error) {
         if (isNoResponders(error)) throw new ProblemError(503, `No service answers ${spec.subject}.`);
         if (error instanceof errors.TimeoutError) {
@@ -37,8 +52,8 @@ export async function natsRequest<Req, Res>(
         }
         throw error;
       }
-      if (reply.headers?.get(HEADER.problem) === '1') throw ProblemError.fromProblem(decodeJson(reply.data));
-      return decodeJson<Res>(reply.data);
+      if (reply.headers?.get(HEADER.problem) === '1') throw ProblemError.fromProblem(decodeJson(body));
+      return decodeJson<Res>(body);
     },
     { kind: 'client' },
   );
@@ -53,10 +68,10 @@ export function natsServe<Req, Res>(
   spec: RequestSpec<Req, Res>,
   handler: (payload: Req, context: MessageContext) => Promise<Res>,
   logger: Logger,
+  limits: ChunkLimits,
 ): Subscription {
   const inFlight = new InFlight();
-  const answer = async (msg: Msg): Promise<void> => {
-    const headers = fromNatsHeaders(msg.headers);
+  const answer = async (data: Uint8Array, headers: Record<string, string>, msg: Msg): Promise<void> => {
     await withSpan(
       `serve ${spec.subject}`,
       { 'messaging.system': 'nats', 'messaging.destination.name': spec.subject },
@@ -64,23 +79,20 @@ export function natsServe<Req, Res>(
         let body: Uint8Array;
         let problem = false;
         try {
-          const payload = decodeRequest<Req>(msg.data);
+          const payload = decodeRequest<Req>(data);
           body = encodeJson(await handler(payload, messageContext(headers)));
         } catch (error) {
           problem = true;
           body = encodeJson(problemFromError(error, logger, spec.subject));
         }
-        if (!msg.reply) return;
-        try {
-          msg.respond(body, problem ? { headers: toNatsHeaders({ [HEADER.problem]: '1' }) } : undefined);
-        } catch (error) {
-          // The connection closed under us: the caller times out and may retry.
-          logger.warn({ err: error, subject: spec.subject }, 'reply could not be sent');
-        }
+        if (msg.reply) chunks.reply(msg, body, problem);
       },
       { kind: 'server', parent: extractTraceContext(headers) },
     );
   };
+  const chunks = new ChunkEndpoint(nc, spec.subject, limits, logger, (data, headers, msg) => {
+    void inFlight.track(answer(data, headers, msg));
+  });
   const subscription = nc.subscribe(spec.subject, {
     queue: spec.handledBy,
     callback: (error, msg) => {
@@ -88,13 +100,16 @@ export function natsServe<Req, Res>(
         logger.error({ err: error, subject: spec.subject }, 'request subscription failed');
         return;
       }
-      void inFlight.track(answer(msg));
+      const part = chunkPartOf(msg.headers);
+      if (part) chunks.begin(msg, part);
+      else void inFlight.track(answer(msg.data, fromNatsHeaders(msg.headers), msg));
     },
   });
   return {
     unsubscribe: async () => {
       if (!subscription.isClosed() && !nc.isClosed()) await subscription.drain();
       await inFlight.settled();
+      await chunks.close();
     },
   };
 }

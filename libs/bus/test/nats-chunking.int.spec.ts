@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import { connect, headers, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
+import { engineHttp, ProblemError, request, workQueue, type HttpCall, type ServiceName } from '@weft/contracts';
+import { createLogger } from '@weft/observability';
+import {
+  NATS_SERVICE_USERS,
+  NATS_SUBSCRIBER_USER,
+  NatsBus,
+  natsInboxPrefix,
+  natsPasswordVariable,
+} from '../src/index.js';
+import { SMALL_MAX_PAYLOAD, startNatsWithMaxPayload, type NatsServerProcess } from './support/small-payload-nats.js';
+
+/** What only NatsBus has: a server max_payload below the bus's own limit, and chunk sets left half done. */
+
+const MB = 1024 * 1024;
+const service: ServiceName = 'testing';
+const logger = createLogger('bus', { level: 'silent' });
+const uniqueSubject = () => `weft.test.${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+const decoded = (data: Uint8Array) => JSON.parse(new TextDecoder().decode(data)) as { status: number };
+
+const chunkHeaders = (fields: Record<string, string>): MsgHdrs => {
+  const result = headers();
+  for (const [name, value] of Object.entries(fields)) result.set(name, value);
+  return result;
+};
+
+describe('NatsBus chunking', () => {
+  let server: NatsServerProcess;
+  let raw: NatsConnection;
+  const buses: NatsBus[] = [];
+  const newBus = async (options: { maxMessageBytes?: number; chunkTimeoutMs?: number } = {}) => {
+    const bus = await NatsBus.connect({ servers: server.url, logger, ...options });
+    buses.push(bus);
+    return bus;
+  };
+
+  beforeAll(async () => {
+    server = await startNatsWithMaxPayload();
+    raw = await connect({ servers: server.url });
+  });
+  afterEach(async () => {
+    await Promise.all(buses.splice(0).map((bus) => bus.close()));
+  });
+  afterAll(async () => {
+    await raw.close();
+    await server.stop();
+  });
+
+  it('a serving replica that allows less than the sender answers 413 before buffering the request', async () => {
+    const [replica, caller] = [await newBus({ maxMessageBytes: MB }), await newBus({ maxMessageBytes: 8 * MB })];
+    const spec = request<{ text: string }, { ok: boolean }>(uniqueSubject(), [service], service);
+    let handled = false;
+    await replica.serve(spec, async () => ((handled = true), { ok: true }));
+    const error = await caller
+      .request(spec, { text: 'x'.repeat(2 * MB) }, { timeoutMs: 600_000 })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ProblemError);
+    expect((error as ProblemError).status).toBe(413);
+    expect(handled).toBe(false);
+  });
+
+  it('drops a chunked request whose next chunk comes too late, and says so to its sender', async () => {
+    const replica = await newBus({ chunkTimeoutMs: 20 });
+    const spec = request<{ text: string }, { ok: boolean }>(uniqueSubject(), [service], service);
+    await replica.serve(spec, async () => ({ ok: true }));
+    const first = await raw.request(spec.subject, new TextEncoder().encode('{"text":"'), {
+      timeout: 5_000,
+      headers: chunkHeaders({ 'weft-chunk': '1/2', 'weft-chunk-id': 'late', 'weft-chunk-bytes': '12' }),
+    });
+    const target = first.headers?.get('weft-chunk-subject');
+    expect(target).toMatch(new RegExp(`^${spec.subject.replace(/\./g, '\\.')}\\.chunked\\.`));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const second = await raw.request(target!, new TextEncoder().encode('ab"}'), {
+      timeout: 5_000,
+      headers: chunkHeaders({ 'weft-chunk': '2/2', 'weft-chunk-id': 'late' }),
+    });
+    expect(second.headers?.get('weft-problem')).toBe('1');
+    expect(decoded(second.data).status).toBe(408);
+  });
+
+  it('drops the chunks of a reply nobody fetches, and says so to a late fetch', async () => {
+    const replica = await newBus({ chunkTimeoutMs: 20 });
+    const spec = request<object, { text: string }>(uniqueSubject(), [service], service);
+    await replica.serve(spec, async () => ({ text: 'y'.repeat(4 * SMALL_MAX_PAYLOAD) }));
+    const first = await raw.request(spec.subject, new TextEncoder().encode('{}'), { timeout: 5_000 });
+    const [, count] = (first.headers?.get('weft-chunk') ?? '').split('/');
+    expect(Number(count)).toBeGreaterThan(1);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const late = await raw.request(first.headers!.get('weft-chunk-subject'), undefined, {
+      timeout: 5_000,
+      headers: chunkHeaders({
+        'weft-chunk': `2/${count}`,
+        'weft-chunk-id': first.headers!.get('weft-chunk-id'),
+        'weft-chunk-fetch': '1',
+      }),
+    });
+    expect(late.headers?.get('weft-problem')).toBe('1');
+    expect(decoded(late.data).status).toBe(408);
+  });
+
+  it('refuses a work message larger than the server max_payload with a 413 problem (a stream message is never chunked)', async () => {
+    const bus = await newBus();
+    const subject = uniqueSubject();
+    const spec = workQueue<{ text: string }>(
+      `WEFT_TEST_${subject.slice(10).toUpperCase()}`,
+      subject,
+      [service],
+      service,
+    );
+    const error = await bus
+      .enqueue(spec, { text: 'x'.repeat(2 * SMALL_MAX_PAYLOAD) })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ProblemError);
+    expect((error as ProblemError).status).toBe(413);
+  });
+
+  it('chunks travel under the generated NATS permissions (infra/nats/auth.conf), between the users of the subject', async () => {
+    const users = [...NATS_SERVICE_USERS, NATS_SUBSCRIBER_USER] as const;
+    // nats-server parses the variable as a config value: a letter first keeps it a string.
+    const passwords = Object.fromEntries(users.map((user) => [user, `p${randomUUID().replace(/-/g, '')}`]));
+    const authorized = await startNatsWithMaxPayload(
+      SMALL_MAX_PAYLOAD,
+      Object.fromEntries(users.map((user) => [natsPasswordVariable(user), passwords[user]!])),
+    );
+    const as = (user: 'gateway' | 'engine') =>
+      NatsBus.connect({
+        servers: authorized.url,
+        logger,
+        security: { user, password: passwords[user] },
+        inboxPrefix: natsInboxPrefix(user),
+        connection: { maxReconnectAttempts: 0 },
+      });
+    const [engine, gateway] = [await as('engine'), await as('gateway')];
+    try {
+      await engine.serve(engineHttp.getExecution, async (call: HttpCall) => ({
+        status: 200,
+        body: { echoed: call.body, padding: 'z'.repeat(MB) },
+      }));
+      const body = { text: 'x'.repeat(MB) };
+      const call = { method: 'GET', path: '/x', params: {}, query: {}, headers: {}, body } as unknown as HttpCall;
+      const reply = await gateway.request(engineHttp.getExecution, call, { timeoutMs: 60_000 });
+      expect(reply).toEqual({ status: 200, body: { echoed: body, padding: 'z'.repeat(MB) } });
+    } finally {
+      await gateway.close();
+      await engine.close();
+      await authorized.stop();
+    }
+  });
+});
