@@ -18,6 +18,8 @@ export interface WeftConfig {
   secretKey?: string;
   /** Largest accepted HTTP body, in bytes. */
   bodyLimitBytes: number;
+  /** Largest request, reply or work message on the bus, in bytes; larger ones get a 413 (WEFT_BUS_MAX_MESSAGE_BYTES). */
+  busMaxMessageBytes: number;
   /** PostgreSQL timeouts and TCP keepalive (docs/event-store.md), in ms; 0 turns a server-side one off. */
   databaseTimeouts: {
     statementMs: number;
@@ -238,6 +240,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     bootstrapApiKey: optional(env, 'WEFT_BOOTSTRAP_API_KEY'),
     secretKey: optional(env, 'WEFT_SECRET_KEY'),
     bodyLimitBytes: integer(env, 'WEFT_BODY_LIMIT_BYTES', 5 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    busMaxMessageBytes: integer(env, 'WEFT_BUS_MAX_MESSAGE_BYTES', 64 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
     databaseTimeouts: {
       statementMs: integer(env, 'WEFT_DB_STATEMENT_TIMEOUT_MS', 60_000, 0, 86_400_000),
       lockMs: integer(env, 'WEFT_DB_LOCK_TIMEOUT_MS', 15_000, 0, 86_400_000),

@@ -54,9 +54,10 @@ export async function openInfrastructure(baseConfig: WeftConfig, processName: st
           security: config.nats,
           // The generated NATS permissions let each user read replies only under its own inbox prefix.
           inboxPrefix: natsInboxPrefix(config.nats.user ?? processName),
+          maxMessageBytes: config.busMaxMessageBytes,
         })
       : undefined;
-    const bus: Bus = nats ?? new InMemoryBus();
+    const bus: Bus = nats ?? new InMemoryBus({ maxMessageBytes: config.busMaxMessageBytes });
     const publisher: EventPublisher = nats
       ? await JetStreamPublisher.create(nats.connection, {
           maxAgeMs: config.events.streamMaxAgeSeconds * 1000,
