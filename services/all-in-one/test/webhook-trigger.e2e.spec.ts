@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { loadConfig } from '@weft/config';
 import { createBlobStorage } from '@weft/blob-storage';
 import { initTelemetry } from '@weft/observability';
@@ -38,7 +40,7 @@ describe.each(WEFT_MODES)('webhook trigger (%s)', (mode) => {
   beforeAll(async () => {
     // Tracing off still carries trace ids (the fallback), as in production without OTEL_*.
     telemetry = initTelemetry('weft-test');
-    under = await startWeftIn(mode);
+    under = await startWeftIn(mode, { WEFT_WEBHOOK_FILE_MAX_BYTES: '1024' });
     const system = as(BOOTSTRAP_KEY);
     const created = await system('POST', '/api/v1/organizations', { name: 'Acme' });
     const key = await system('POST', `/api/v1/api-keys/by-org/${created.body.id}`, {
@@ -205,6 +207,31 @@ describe.each(WEFT_MODES)('webhook trigger (%s)', (mode) => {
     const xml = await as(org.key)('POST', hook(echo), '<a/>', { 'content-type': 'application/xml' });
     expect(xml.status).toBe(415);
     expect(xml.contentType).toContain('application/problem+json');
+  });
+
+  test('uploads of a refused request are deleted; a file over the limit is 413; other routes refuse multipart', async () => {
+    // Each stored blob is <hash> and <hash>.json on the local disk.
+    const blobFiles = async (): Promise<number> =>
+      (await readdir(join(under.dataDir, 'blobs'), { recursive: true }).catch(() => [])).filter((name) =>
+        name.endsWith('.json'),
+      ).length;
+    const upload = (path: string, size: number) => {
+      const form = new FormData();
+      form.append('note', 'x');
+      form.append('file', new Blob([Buffer.alloc(size, 1)], { type: 'application/octet-stream' }), 'data.bin');
+      return fetch(`${under.weft.url}${path}`, { method: 'POST', headers: { 'x-api-key': org.key }, body: form });
+    };
+    const stopped = await createProcess(
+      'Never started',
+      [webhookIn(), { id: 'out', type: 'outputNode', config: { label: 'Out' } }],
+      [{ source_node_id: 'in', target_node_id: 'out' }],
+    );
+    const before = await blobFiles();
+    expect((await upload(hook(stopped), 100)).status).toBe(409);
+    expect((await upload(hook(asyncProcess), 2048)).status).toBe(413);
+    expect(await blobFiles()).toBe(before);
+    const elsewhere = await upload(`/api/v1/processes/test/${asyncProcess}`, 10);
+    expect(elsewhere.status).toBe(415);
   });
 
   test('a payload violating the data block schema is a 400 listing every violation, and starts nothing', async () => {
