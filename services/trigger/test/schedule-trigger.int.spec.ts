@@ -65,6 +65,22 @@ describe('scheduled trigger', () => {
     await supervisor.stopAll();
   });
 
+  test('a 01:30 daily in America/New_York fires once on the fall-back day, when 01:30 comes twice', async () => {
+    const clock = new ScheduleClock('2026-10-31T12:00:00Z');
+    const process = scheduledProcess({ cronExpression: '30 1 * * *', timezone: 'America/New_York' });
+    const queue = new QueuedRequests();
+    const supervisor = scheduleSupervisor({ store, clock, catalog: catalogOf(process), queue });
+    await supervisor.reconcile(process.id);
+    // 05:30Z is 01:30 EDT; 06:30Z is 01:30 EST, the repeated hour.
+    for (const at of ['2026-11-01T05:30:00Z', '2026-11-01T06:30:00Z', '2026-11-02T06:30:00Z']) {
+      await clock.sleeping(1);
+      clock.set(at);
+    }
+    await clock.sleeping(1);
+    expect(queue.triggeredAt()).toEqual(['2026-11-01T01:30:00.000-04:00', '2026-11-02T01:30:00.000-05:00']);
+    await supervisor.stopAll();
+  });
+
   test('two replicas over one store fire each tick exactly once', async () => {
     const clock = new ScheduleClock('2026-05-04T10:00:30Z');
     const process = scheduledProcess({ cronExpression: '* * * * *' });
