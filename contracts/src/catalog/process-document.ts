@@ -1,4 +1,6 @@
 import type { JsonSchema } from '../http/http-route.js';
+import type { ExportedTestCase } from '../testing/test-case.js';
+import { exportedTestCaseSchema } from '../testing/test-case-schemas.js';
 import { HTTP_URL_PATTERN, MAX_PROCESS_TIMEOUT_SECONDS } from './catalog-request-schemas.js';
 
 /**
@@ -40,6 +42,8 @@ export interface ProcessDocument {
   edges: ProcessDocumentEdge[];
   /** Every schema a node references, inline, keyed by schema id. */
   schemaDependencies?: Record<string, SchemaDependency>;
+  /** The process's test cases (docs/testing.md); `inputNodeId` names a node by its key in this document. */
+  testCases?: ExportedTestCase[];
   /** Where an export came from; informational. */
   exportedFrom?: { processId: string; organizationId: string; revision: number; exportedAt: string };
 }
@@ -118,6 +122,7 @@ export const processDocumentSchema: JsonSchema = {
       },
     },
     exportedFrom: { type: 'object' },
+    testCases: { type: 'array', maxItems: 1000, items: exportedTestCaseSchema },
   },
   required: ['name', 'nodes', 'edges'],
   additionalProperties: false,

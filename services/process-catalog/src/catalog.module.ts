@@ -4,6 +4,7 @@ import type { WeftConfig } from '@weft/config';
 import type { EventStore } from '@weft/event-store';
 import { openCatalogApplication, type CatalogApplication } from './application/catalog-application.js';
 import { catalogHttpHandlers } from './adapters/http/catalog-http-handlers.js';
+import { busTestCases } from './adapters/nats/bus-test-cases.js';
 import { CatalogInternalController } from './adapters/nats/catalog-internal-controller.js';
 import { ConnectionController } from './adapters/nats/connection-controller.js';
 import { CATALOG_APPLICATION, CATALOG_HTTP_HANDLERS } from './adapters/nats/catalog-tokens.js';
@@ -38,7 +39,13 @@ export class ProcessCatalogModule {
         CatalogInternalController,
       ],
       providers: [
-        { provide: CATALOG_APPLICATION, useFactory: () => openCatalogApplication(deps.store, deps.config) },
+        {
+          provide: CATALOG_APPLICATION,
+          useFactory: async () => ({
+            ...(await openCatalogApplication(deps.store, deps.config)),
+            testCases: busTestCases(deps.bus),
+          }),
+        },
         {
           provide: CATALOG_HTTP_HANDLERS,
           useFactory: (app: CatalogApplication) => catalogHttpHandlers(app),

@@ -15,6 +15,7 @@ import { Schemas } from './schemas.js';
 import { SecretBox } from './secret-box.js';
 import { ProcessCommands } from './process-commands.js';
 import { ProcessQueries } from './process-queries.js';
+import type { TestCaseCarrier } from './test-case-carrier.js';
 
 /** Every read model the catalog owns, in the order they must apply. */
 export const catalogProjections: readonly Projection[] = [
@@ -39,6 +40,8 @@ export interface CatalogApplication {
   connections: Connections;
   oauthConsents: OAuthConsents;
   collections: Collections;
+  /** The testing service, for test cases in export, import and fork (absent: documents carry none). */
+  testCases?: TestCaseCarrier;
 }
 
 /** Settings the catalog reads (a subset of WeftConfig). */

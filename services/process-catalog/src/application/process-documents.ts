@@ -4,7 +4,9 @@ import {
   PROCESS_DOCUMENT_FORMAT_VERSION,
   processDocumentSchema,
   ProblemError,
+  schemaCompileError,
   validateAgainst,
+  type ExportedTestCase,
   type ProblemViolation,
   type ProcessDocument,
   type SchemaDependency,
@@ -65,6 +67,8 @@ export async function exportProcess(
     edges: state.edges.map((edge) => ({ ...edge })),
     schemaDependencies,
     exportedFrom: { processId, organizationId: state.organizationId, revision, exportedAt: app.runtime.now() },
+    // Node ids are the document's node keys, so each case's inputNodeId stays as it is.
+    ...(app.testCases ? { testCases: await app.testCases.exportCases(processId, state.organizationId) } : {}),
   };
 }
 
@@ -111,6 +115,36 @@ const UUID_TEXT = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/
 interface PlannedImport {
   processId: string;
   appends: StreamAppend[];
+  /** The document's test cases with inputNodeId mapped to the new node ids. */
+  testCases: ExportedTestCase[];
+}
+
+/** Each test case must name an input node of the document by its key and carry a schema that compiles. */
+function plannedTestCases(
+  doc: ProcessDocument,
+  nodeIdFor: ReadonlyMap<string, string>,
+  prefix: string,
+  violations: ProblemViolation[],
+): ExportedTestCase[] {
+  const inputKeys = new Set(
+    doc.nodes.flatMap((node, index) => (node.type === 'inputNode' ? [node.id ?? String(index)] : [])),
+  );
+  return (doc.testCases ?? []).map((testCase, index) => {
+    if (!inputKeys.has(testCase.inputNodeId)) {
+      violations.push({
+        path: `${prefix}/testCases/${index}/inputNodeId`,
+        message: `no input node with key "${testCase.inputNodeId}"`,
+      });
+    }
+    const compileError = schemaCompileError(testCase.expectedOutputSchema ?? {});
+    if (compileError) {
+      violations.push({
+        path: `${prefix}/testCases/${index}/expectedOutputSchema`,
+        message: `does not compile: ${compileError}`,
+      });
+    }
+    return { ...testCase, inputNodeId: nodeIdFor.get(testCase.inputNodeId) ?? testCase.inputNodeId };
+  });
 }
 
 /**
@@ -308,8 +342,34 @@ async function planImport(
       ...beyondShapeErrors(shapeErrors, violations),
     ]);
   }
+  const testCases = plannedTestCases(doc, nodeIdFor, prefix, violations);
   if (violations.length > 0) throw badRequest('the import document has problems; nothing was imported', violations);
-  return { processId, appends };
+  return { processId, appends, testCases };
+}
+
+/** Hands the new process's test cases to the testing service (idempotent per process, so a retry adds none twice). */
+async function carryTestCases(
+  app: CatalogApplication,
+  processId: string,
+  organizationId: string,
+  testCases: ExportedTestCase[],
+  caller: Caller,
+): Promise<void> {
+  if (!app.testCases || testCases.length === 0) return;
+  try {
+    await app.testCases.importCases({
+      requestId: processId,
+      processId,
+      organizationId,
+      actor: { userId: caller.actor.userId, userName: caller.actor.userName },
+      testCases,
+    });
+  } catch (error) {
+    const reason = error instanceof ProblemError ? (error.problem.detail ?? error.message) : String(error);
+    throw new ProblemError(503, `process ${processId} was created, but its test cases were not stored: ${reason}`, {
+      processId,
+    });
+  }
 }
 
 /** Imports one document atomically: its new schemas and the process in one transaction. */
@@ -328,6 +388,7 @@ export async function importProcess(
     if (error instanceof WrongExpectedVersionError) throw conflict('an id of the import is taken; retry');
     throw error;
   }
+  await carryTestCases(app, plan.processId, organizationId, plan.testCases, caller);
   return plan.processId;
 }
 
@@ -349,6 +410,8 @@ export async function forkProcess(
       targetNodeId: nodeIdFor.get(edge.targetNodeId) ?? edge.targetNodeId,
     })),
   };
+  // Read before the fork exists, so an unreachable testing service refuses the fork without a change.
+  const testCases = app.testCases ? await app.testCases.exportCases(processId, state.organizationId) : [];
   const forkId = app.runtime.newId();
   await app.processes.execute(
     forkId,
@@ -368,5 +431,10 @@ export async function forkProcess(
     },
     caller,
   );
+  const mapped = testCases.map((testCase) => ({
+    ...testCase,
+    inputNodeId: nodeIdFor.get(testCase.inputNodeId) ?? testCase.inputNodeId,
+  }));
+  await carryTestCases(app, forkId, state.organizationId, mapped, caller);
   return forkId;
 }
