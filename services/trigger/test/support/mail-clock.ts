@@ -41,6 +41,11 @@ export class MailTestClock implements Clock {
     });
   }
 
+  /** How many listeners are parked now (a stopped listener parks no more). */
+  get parkedCount(): number {
+    return this.sleepers.length;
+  }
+
   /** Moves time forward by `ms` and wakes every listener whose time has come. */
   advance(ms: number): void {
     this.current += ms;
