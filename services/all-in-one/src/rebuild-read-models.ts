@@ -5,6 +5,7 @@ import { executionsProjection, migrateEngineSchema } from '@weft/engine';
 import { gatewayMigrations, gatewayProjections } from '@weft/gateway';
 import { CATALOG_MIGRATIONS_TABLE, catalogMigrations, catalogProjections } from '@weft/process-catalog';
 import { openConfiguredDatabase } from '@weft/runtime';
+import { TESTING_MIGRATIONS_TABLE, testingMigrations, testingProjections } from '@weft/testing';
 
 /**
  * `pnpm rebuild-read-models`: empties every read model and replays all events into it, in one
@@ -19,7 +20,8 @@ async function main(): Promise<void> {
     await migrate(store.db, gatewayMigrations, 'gateway_migrations');
     await migrate(store.db, catalogMigrations, CATALOG_MIGRATIONS_TABLE);
     await migrateEngineSchema(store.db);
-    const projections = [...gatewayProjections, ...catalogProjections, executionsProjection];
+    await migrate(store.db, testingMigrations, TESTING_MIGRATIONS_TABLE);
+    const projections = [...gatewayProjections, ...catalogProjections, executionsProjection, ...testingProjections];
     const started = Date.now();
     const applied = await rebuildReadModels(store, projections);
     for (const [name, count] of Object.entries(applied)) process.stdout.write(`${name}: ${count} events\n`);
