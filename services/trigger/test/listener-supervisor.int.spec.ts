@@ -84,4 +84,31 @@ describe('listener supervisor', () => {
     await expect(mailContext!.fire({ id: 'late email' }, { dedupeKey: 'late' })).rejects.toMatchObject({ status: 409 });
     expect(queue.requests.some((request) => (request.inputData as { id?: string }).id === 'late email')).toBe(false);
   });
+
+  test('a replica that missed ProcessStopped starts nothing at the next tick and stops its listener', async () => {
+    const clock = new ScheduleClock('2026-05-04T10:00:30Z');
+    const process = scheduledProcess({ cronExpression: '* * * * *' });
+    const catalog = catalogOf(process);
+    const queue = new QueuedRequests();
+    const supervisor = new ListenerSupervisor({
+      factories: { schedule: scheduleListenerFactory({ clock }) },
+      catalog,
+      executions: queue,
+      files: { store: async () => Promise.reject(new Error('unused')) },
+      store,
+      clock,
+      logger: createLogger('trigger-test', { level: 'silent' }),
+      status: new ListenerStatusBoard(),
+    });
+    await supervisor.restoreAll();
+    await clock.sleeping(1);
+    catalog.setRunning(false); // stopped in the catalog; this replica never got the event
+    clock.set('2026-05-04T10:01:00Z');
+    await clock.sleeping(1); // the tick was handled: the listener waits again
+    expect(supervisor.statusBoard.of(process.id, 'tick')?.last_error?.message).toContain('is not running');
+    await supervisor.reconcile(process.id); // queued behind the one the refused firing started
+    expect(queue.requests).toEqual([]);
+    expect(supervisor.processOf(process.id)).toBeUndefined();
+    expect(supervisor.statusBoard.of(process.id, 'tick')?.state).toBe('stopped');
+  });
 });

@@ -209,6 +209,12 @@ export class ListenerSupervisor {
       fire: async (inputData: unknown, options: FireOptions) => {
         // After ProcessStopped nothing new starts, even from a poll or request already under way.
         if (signal.aborted) throw new ProblemError(409, `process ${process.id} is not running`);
+        // Asked at each firing: a replica that missed ProcessStopped must not start anything.
+        const current = await this.currentProcess(process.id);
+        if (!current?.is_running) {
+          void this.reconcile(process.id).catch(() => undefined);
+          throw new ProblemError(409, `process ${process.id} is not running`);
+        }
         const request = firingRequest(process, node.id, inputData, options, clock.now());
         await executions.enqueue(request);
         return { executionId: request.executionId };

@@ -75,13 +75,14 @@ export class WebhookRequests {
       traceId: traceIdOf(context.traceparent),
       correlationId: context.correlationId,
     };
-    const returnLabel = returnToClientLabel(process);
-    if (returnLabel === undefined) {
-      const { executionId } = await node.fire(payload, options);
-      return running(executionId);
-    }
+    // The process was just read as running: queue directly (node.fire would read it again).
     if (node.signal.aborted) throw conflict(`process ${processId} is not running`);
     const request = firingRequest(process, node.nodeId, payload, options, this.deps.clock.now());
+    const returnLabel = returnToClientLabel(process);
+    if (returnLabel === undefined) {
+      await this.deps.executions.enqueue(request);
+      return running(request.executionId);
+    }
     try {
       return syncAnswer(await this.deps.executions.run(request, waitSeconds), returnLabel);
     } catch (error) {
