@@ -250,6 +250,19 @@ export function describeBusContract(name: string, harness: BusHarness): void {
         expect(await client.request(spec, { size: 10 })).toEqual({ text: 'y'.repeat(10) });
       });
 
+      it('carries a work message of several MB whole, once, to one consumer', async () => {
+        const { subject, stream } = names();
+        const spec = workQueue<{ n: number; text: string }>(newStream(stream), subject, [service], service);
+        const [consumer, producer] = [await newBus(), await newBus()];
+        const handled = collector<{ n: number; text: string }>(2);
+        await consumer.consume(spec, { durable: 'large' }, async (message) => handled.add(message.payload));
+        const large = { n: 1, text: text(3 * MB, 'work') };
+        await producer.enqueue(spec, large, { msgId: `${subject}-large` });
+        await producer.enqueue(spec, large, { msgId: `${subject}-large` }); // duplicate: dropped
+        await producer.enqueue(spec, { n: 2, text: 'small' });
+        expect(await handled.done).toEqual([large, { n: 2, text: 'small' }]);
+      });
+
       it('refuses a work message over the maximum message size with a 413 problem', async () => {
         const { subject, stream } = names();
         const spec = workQueue<{ text: string }>(newStream(stream), subject, [service], service);

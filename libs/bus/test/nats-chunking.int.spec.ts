@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, headers, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import { engineHttp, ProblemError, request, workQueue, type HttpCall, type ServiceName } from '@weft/contracts';
 import { createLogger } from '@weft/observability';
@@ -28,6 +29,7 @@ const chunkHeaders = (fields: Record<string, string>): MsgHdrs => {
 describe('NatsBus chunking', () => {
   let server: NatsServerProcess;
   let raw: NatsConnection;
+  let jsm: JetStreamManager;
   const buses: NatsBus[] = [];
   const newBus = async (options: { maxMessageBytes?: number; chunkTimeoutMs?: number } = {}) => {
     const bus = await NatsBus.connect({ servers: server.url, logger, ...options });
@@ -38,6 +40,7 @@ describe('NatsBus chunking', () => {
   beforeAll(async () => {
     server = await startNatsWithMaxPayload();
     raw = await connect({ servers: server.url });
+    jsm = await jetstreamManager(raw);
   });
   afterEach(async () => {
     await Promise.all(buses.splice(0).map((bus) => bus.close()));
@@ -99,20 +102,29 @@ describe('NatsBus chunking', () => {
     expect(decoded(late.data).status).toBe(408);
   });
 
-  it('refuses a work message larger than the server max_payload with a 413 problem (a stream message is never chunked)', async () => {
-    const bus = await newBus();
+  it('removes the chunks of a large work message once it is handled, and those of a duplicate at once', async () => {
+    const [consumer, producer] = [await newBus(), await newBus()];
     const subject = uniqueSubject();
-    const spec = workQueue<{ text: string }>(
-      `WEFT_TEST_${subject.slice(10).toUpperCase()}`,
-      subject,
-      [service],
-      service,
-    );
-    const error = await bus
-      .enqueue(spec, { text: 'x'.repeat(2 * SMALL_MAX_PAYLOAD) })
-      .catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(ProblemError);
-    expect((error as ProblemError).status).toBe(413);
+    const stream = `WEFT_TEST_${subject.slice(10).toUpperCase()}`;
+    const spec = workQueue<{ text: string }>(stream, subject, [service], service);
+    const payload = { text: 'x'.repeat(4 * SMALL_MAX_PAYLOAD) };
+    await producer.enqueue(spec, payload, { msgId: 'once' });
+    await producer.enqueue(spec, payload, { msgId: 'once' });
+    const chunkMessages = async () => (await jsm.streams.info(`${stream}_CHUNKS`)).state.messages;
+    expect(await chunkMessages()).toBeGreaterThan(1);
+    let handled!: () => void;
+    const done = new Promise<void>((resolve) => (handled = resolve));
+    const received: unknown[] = [];
+    await consumer.consume(spec, { durable: 'large' }, async (message) => {
+      received.push(message.payload);
+      handled();
+    });
+    await done;
+    await consumer.close();
+    expect(received).toEqual([payload]);
+    expect(await chunkMessages()).toBe(0);
+    await jsm.streams.delete(stream);
+    await jsm.streams.delete(`${stream}_CHUNKS`);
   });
 
   it('chunks travel under the generated NATS permissions (infra/nats/auth.conf), between the users of the subject', async () => {

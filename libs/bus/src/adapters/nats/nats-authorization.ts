@@ -1,5 +1,6 @@
 import type { EventFamilySpec, RequestSpec, ServiceName, WorkQueueSpec } from '@weft/contracts';
 import { subjectMatches } from '../../subject-pattern.js';
+import { natsChunkSubjects, workChunkStream, workChunkSubjects } from './nats-chunk-subjects.js';
 
 /**
  * NATS users and their subject permissions, derived from the subject map in contracts/src/bus
@@ -24,9 +25,6 @@ export interface NatsUserPermissions {
 
 /** Every connection gets its replies under its own prefix, so no user can read another's replies (secrets). */
 export const natsInboxPrefix = (user: string): string => `_INBOX.${user}`;
-
-/** The subjects where the serving replicas of `requestSubject` take chunks (nats-chunk-endpoint.ts). */
-export const natsChunkSubjects = (requestSubject: string): string => `${requestSubject}.chunked.*`;
 
 /** The environment variable nats-server reads a user's password from (auth.conf references it). */
 export const natsPasswordVariable = (user: NatsUser): string =>
@@ -62,6 +60,7 @@ const jsApi = {
   streamCreate: (stream: string) => `$JS.API.STREAM.CREATE.${stream}`,
   streamUpdate: (stream: string) => `$JS.API.STREAM.UPDATE.${stream}`,
   streamMessageGet: (stream: string) => `$JS.API.STREAM.MSG.GET.${stream}`,
+  streamPurge: (stream: string) => `$JS.API.STREAM.PURGE.${stream}`,
   /** Create, read and pull from durable consumers of one stream; ack its messages. */
   consumer: (stream: string) => [
     `$JS.API.CONSUMER.CREATE.${stream}.>`,
@@ -115,8 +114,19 @@ export function natsAuthorization(specs: readonly SubjectSpec[]): NatsUserPermis
         of(user).publish.add(jsApi.streamInfo(spec.stream));
         of(user).publish.add(jsApi.streamCreate(spec.stream));
       }
-      for (const user of usersOf(spec.sentBy)) of(user).publish.add(spec.subject);
-      for (const user of usersOf([spec.handledBy])) of(user).readStream(spec.stream);
+      // A message over max_payload: senders store its chunks (and remove a duplicate's), the handler
+      // reads them and removes them once handled (nats-large-work.ts).
+      const chunks = workChunkStream(spec.stream);
+      for (const user of usersOf(spec.sentBy)) {
+        of(user).publish.add(spec.subject).add(workChunkSubjects(spec.subject));
+        for (const subject of [jsApi.streamInfo(chunks), jsApi.streamCreate(chunks), jsApi.streamPurge(chunks)]) {
+          of(user).publish.add(subject);
+        }
+      }
+      for (const user of usersOf([spec.handledBy])) {
+        of(user).readStream(spec.stream);
+        of(user).publish.add(jsApi.streamMessageGet(chunks)).add(jsApi.streamPurge(chunks));
+      }
     } else {
       // The outbox relay creates the stream (or applies new retention to it), publishes, and reads
       // its last message to resume.

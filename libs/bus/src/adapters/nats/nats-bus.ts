@@ -15,7 +15,8 @@ import type {
 import { DEFAULT_CHUNK_TIMEOUT_MS, DEFAULT_MAX_MESSAGE_BYTES } from '../../bus-defaults.js';
 import type { ChunkLimits } from './nats-chunk-endpoint.js';
 import { natsSecurityOptions, type NatsSecurity } from './nats-connect-options.js';
-import { jetStreamConsume, jetStreamPublish, jetStreamSubscribe } from './nats-jetstream.js';
+import { jetStreamConsume, jetStreamEnqueue, jetStreamPublish, jetStreamSubscribe } from './nats-jetstream.js';
+import { NatsLargeWork } from './nats-large-work.js';
 import { natsRequest, natsServe } from './nats-request-reply.js';
 import { NatsStreams } from './nats-streams.js';
 
@@ -61,6 +62,7 @@ export class NatsBus implements Bus {
     private readonly streams: NatsStreams,
     private readonly logger: Logger,
     private readonly limits: ChunkLimits,
+    private readonly largeWork: NatsLargeWork,
   ) {}
 
   static async connect(options: NatsBusOptions): Promise<NatsBus> {
@@ -79,7 +81,10 @@ export class NatsBus implements Bus {
       maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
       chunkTimeoutMs: options.chunkTimeoutMs ?? DEFAULT_CHUNK_TIMEOUT_MS,
     };
-    return new NatsBus(connection, jetstream(connection), new NatsStreams(jsm), logger, limits);
+    const js = jetstream(connection);
+    const streams = new NatsStreams(jsm);
+    const largeWork = new NatsLargeWork(connection, js, jsm, streams, logger);
+    return new NatsBus(connection, js, streams, logger, limits, largeWork);
   }
 
   request<Req, Res>(spec: RequestSpec<Req, Res>, payload: Req, options?: SendOptions): Promise<Res> {
@@ -114,7 +119,7 @@ export class NatsBus implements Bus {
 
   async enqueue<P>(spec: WorkQueueSpec<P>, payload: P, options: SendOptions & { msgId?: string } = {}): Promise<void> {
     await this.streams.ensureWorkQueueStream(spec.stream, spec.subject);
-    await jetStreamPublish(this.js, spec.subject, payload, options, this.streamLimit());
+    await jetStreamEnqueue(this.largeWork, this.js, spec, payload, options, this.limits.maxMessageBytes);
   }
 
   async consume<P>(
@@ -122,7 +127,9 @@ export class NatsBus implements Bus {
     options: ConsumeOptions<P>,
     handler: (message: WorkMessage<P>) => Promise<void>,
   ): Promise<Subscription> {
-    return this.track(await jetStreamConsume(this.js, this.streams, spec, options, handler, this.logger));
+    return this.track(
+      await jetStreamConsume(this.js, this.streams, spec, options, handler, this.logger, this.largeWork),
+    );
   }
 
   async isReady(): Promise<boolean> {

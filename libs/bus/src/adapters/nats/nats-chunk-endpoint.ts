@@ -15,7 +15,7 @@ import {
   splitInto,
   type ChunkPart,
 } from './nats-chunks.js';
-import { natsChunkSubjects } from './nats-authorization.js';
+import { natsChunkSubjects } from './nats-chunk-subjects.js';
 import { ExpiringChunkSets } from './nats-chunk-store.js';
 import { fromNatsHeaders, toNatsHeaders } from './nats-headers.js';
 

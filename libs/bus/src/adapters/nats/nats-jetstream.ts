@@ -11,6 +11,7 @@ import { messageTooLarge } from '../../message-size.js';
 import { DEFAULT_ACK_WAIT_MS, DEFAULT_RETRY_DELAY_MS, retryDelayMs } from '../../bus-defaults.js';
 import { gatedPullLoop } from './gated-pull-loop.js';
 import { payloadRoom } from './nats-chunks.js';
+import type { NatsLargeWork } from './nats-large-work.js';
 import { fromNatsHeaders, toNatsHeaders } from './nats-headers.js';
 import type { NatsStreams } from './nats-streams.js';
 
@@ -18,8 +19,8 @@ const spanAttributes = (subject: string) => ({ 'messaging.system': 'nats', 'mess
 
 /**
  * Publishes to whichever stream stores `subject`; `msgId` makes retries idempotent (Nats-Msg-Id).
- * A stream message is never chunked (a consumer could not put one together across replicas): one
- * larger than the server's max_payload or `maxBytes` is refused with a 413 problem.
+ * An event is never chunked: one larger than the server's max_payload or `maxBytes` is refused
+ * with a 413 problem (the event store keeps events below it, WEFT_EVENT_MAX_BYTES).
  */
 export async function jetStreamPublish(
   js: JetStreamClient,
@@ -37,6 +38,35 @@ export async function jetStreamPublish(
       const maxBytes = Math.min(limit.maxBytes, payloadRoom(limit.nc, headers));
       if (data.length > maxBytes) throw messageTooLarge('message', data.length, maxBytes);
       await js.publish(subject, data, { ...(options.msgId ? { msgID: options.msgId } : {}), headers });
+    },
+    { kind: 'producer' },
+  );
+}
+
+/**
+ * Queues a work message; one larger than the server's max_payload travels in chunks
+ * (nats-large-work.ts), one larger than `maxBytes` is refused with a 413 problem.
+ */
+export async function jetStreamEnqueue<P>(
+  large: NatsLargeWork,
+  js: JetStreamClient,
+  spec: WorkQueueSpec<P>,
+  payload: P,
+  options: SendOptions & { msgId?: string },
+  maxBytes: number,
+): Promise<void> {
+  await withSpan(
+    `publish ${spec.subject}`,
+    spanAttributes(spec.subject),
+    async () => {
+      const data = encodeJson(payload);
+      if (data.length > maxBytes) throw messageTooLarge('message', data.length, maxBytes);
+      const headers = toNatsHeaders(outgoingHeaders(options));
+      if (large.fits(data, headers)) {
+        await js.publish(spec.subject, data, { ...(options.msgId ? { msgID: options.msgId } : {}), headers });
+      } else {
+        await large.publish(spec as WorkQueueSpec<unknown>, data, headers, options.msgId);
+      }
     },
     { kind: 'producer' },
   );
@@ -134,7 +164,9 @@ export async function jetStreamConsume<P>(
   options: ConsumeOptions<P>,
   handler: (message: WorkMessage<P>) => Promise<void>,
   logger: Logger,
+  large: NatsLargeWork,
 ): Promise<Subscription> {
+  const queue = spec as WorkQueueSpec<unknown>;
   const ackWaitMs = options.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
   await streams.ensureWorkQueueStream(spec.stream, spec.subject);
   // No server-side max_deliver: the server would stop redelivering a message nobody recorded.
@@ -151,14 +183,16 @@ export async function jetStreamConsume<P>(
     handle: async (msg: JsMsg) => {
       const headers = fromNatsHeaders(msg.headers);
       const deliveryCount = msg.info.deliveryCount;
+      let data: Uint8Array = msg.data;
       const message = (): WorkMessage<P> => ({
-        payload: decodeJson<P>(msg.data),
+        payload: decodeJson<P>(data),
         context: messageContext(headers),
         deliveryCount,
       });
       // Long work keeps its lease: tell the server we are still at it before ack_wait runs out.
       const keepAlive = setInterval(() => safely(logger, () => msg.working()), Math.max(100, ackWaitMs / 2));
       try {
+        data = await large.read(queue, msg);
         await withSpan(
           `consume ${spec.subject}`,
           { ...spanAttributes(spec.subject), 'messaging.delivery_count': deliveryCount },
@@ -166,12 +200,14 @@ export async function jetStreamConsume<P>(
           { kind: 'consumer', parent: extractTraceContext(headers) },
         );
         safely(logger, () => msg.ack());
+        await large.released(queue, msg);
       } catch (error) {
         const { deadLetter } = options;
         const lastAttempt = deadLetter !== undefined && deliveryCount >= deadLetter.afterDeliveries;
         logger.error({ err: error, subject: spec.subject, deliveryCount, lastAttempt }, 'work message failed');
         if (lastAttempt && (await deadLettered(deadLetter, message(), error, logger))) {
           safely(logger, () => msg.ack());
+          await large.released(queue, msg);
         } else {
           safely(logger, () => msg.nak(retryDelayMs(options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS, deliveryCount)));
         }

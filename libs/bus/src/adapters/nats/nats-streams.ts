@@ -25,6 +25,11 @@ export class NatsStreams {
     return this.ensureStream({ name: stream, subjects: [subject], retention: RetentionPolicy.Workqueue });
   }
 
+  /** The chunks of work messages too large for one message, kept until their consumer removes them. */
+  ensureChunkStream(stream: string, subjects: string): Promise<void> {
+    return this.ensureStream({ name: stream, subjects: [subjects], retention: RetentionPolicy.Limits });
+  }
+
   /** The stream that stores `subject` (a subscriber's filter may hold wildcards). */
   async streamFor(subject: string): Promise<string> {
     return this.jsm.streams.find(subject);
