@@ -70,6 +70,13 @@ export class FakeMailboxes {
     return emails;
   }
 
+  /** Deletes an email (the user emptied it from the trash). */
+  remove(account: string, id: string): void {
+    const emails = this.list(account);
+    const index = emails.findIndex((email) => email.id === id);
+    if (index >= 0) emails.splice(index, 1);
+  }
+
   find(account: string, id: string): FakeEmail | undefined {
     return this.list(account).find((email) => email.id === id);
   }

@@ -138,6 +138,54 @@ describe.each<ProviderName>(['gmail', 'outlook'])('%s mail polling', (provider) 
     await stop();
   });
 
+  it('a claimed email deleted before its start is dropped after the lease; later polls go on', async () => {
+    const processId = randomUUID();
+    const config = oauthConfig(provider);
+    const crashed = replicaContext({
+      world,
+      store: testStore.store,
+      clock,
+      processId,
+      nodeId: 'in',
+      config,
+      fire: () => Promise.reject(new Error('crashed before the start')),
+    });
+    const first = factories[provider](providers.options())(crashed.context);
+    await first.start();
+    await clock.parked(1);
+    const gone = providers.mailboxes.deliver(ACCOUNT, {
+      from: 'a@x.test',
+      subject: 'soon deleted',
+      receivedAt: T0 + 500,
+    });
+    clock.advance(1_000);
+    await clock.parked(1);
+    expect(crashed.reports.at(-2)).toMatchObject({ state: 'failing' });
+    await first.stop();
+    providers.mailboxes.remove(ACCOUNT, gone.id);
+
+    const healthy = replicaContext({ world, store: testStore.store, clock, processId, nodeId: 'in', config });
+    const listener = factories[provider](providers.options())(healthy.context);
+    await listener.start();
+    await clock.parked(1);
+    // Past the lease: this poll fetches the claimed email again and finds it gone.
+    clock.advance(10_000);
+    await clock.parked(1);
+    providers.mailboxes.deliver(ACCOUNT, {
+      from: 'a@x.test',
+      subject: 'still polled',
+      receivedAt: clock.now().getTime(),
+    });
+    await pollOnce();
+    expect(healthy.reports.some((report) => report.state === 'failing')).toBe(false);
+    expect(world.firings.map((firing) => firing.input.subject)).toEqual(['still polled']);
+    const events = await testStore.store.readStream(`mailbox-${processId}-in`);
+    expect(
+      events.filter((event) => event.type === 'ClaimDropped').map((event) => (event.data as { id: string }).id),
+    ).toEqual([gone.id]);
+    await listener.stop();
+  });
+
   it('mail received before the trigger started is not new', async () => {
     providers.mailboxes.deliver(ACCOUNT, { from: 'a@x.test', subject: 'old', receivedAt: T0 - 10_000 });
     const { stop } = await listen(oauthConfig(provider));

@@ -81,6 +81,19 @@ describe('mailbox decider', () => {
     given([watching]).when({ type: 'RecordStarted', id: 'x', executionId: 'e' }).then([]);
   });
 
+  it('drops only an unstarted claim; a dropped claim is never overdue again', () => {
+    const claimed: MailboxEvent = {
+      type: 'EmailsClaimed',
+      data: { claimedAt: 2_000, claimed: [{ id: 'a', receivedAt: 1_500 }], skipped: [] },
+    };
+    const dropped: MailboxEvent = { type: 'ClaimDropped', data: { id: 'a', reason: 'gone' } };
+    given([watching, claimed]).when({ type: 'DropClaim', id: 'a', reason: 'gone' }).then([dropped]);
+    given([watching, claimed, { type: 'EmailStarted', data: { id: 'a', executionId: 'e' } }])
+      .when({ type: 'DropClaim', id: 'a', reason: 'gone' })
+      .then([]);
+    expect(overdueClaims(state([watching, claimed, dropped]), 1e9, 10_000)).toEqual([]);
+  });
+
   it('rule 7: records the poll time when mail was found or the last record is an overlap old; forgets ids below the window', () => {
     given([watching])
       .when({ type: 'FinishPoll', polledAt: 5_000, foundNew: false, overlapMs: 60_000 })

@@ -158,7 +158,16 @@ export class MailListener implements TriggerListener {
     let started = 0;
     for (const id of overdueClaims(this.mailbox.current, now, this.settings.claimLeaseMs)) {
       if (this.stopping.signal.aborted) break;
-      await this.startExecution(client, await client.getMessage(id));
+      const message = await client.getMessage(id).catch((error: unknown) => {
+        // Deleted since its claim: nothing left to start, and it must not fail every later poll.
+        if (error instanceof MailProviderError && error.status === 404) return undefined;
+        throw error;
+      });
+      if (!message) {
+        await this.mailbox.execute({ type: 'DropClaim', id, reason: 'the email no longer exists' });
+        continue;
+      }
+      await this.startExecution(client, message);
       started += 1;
     }
     return started;

@@ -5,6 +5,7 @@ export type MailboxCommand =
   | { type: 'StartWatching'; now: number }
   | { type: 'ClaimEmails'; now: number; emails: (SeenEmail & { matches: boolean })[] }
   | { type: 'RecordStarted'; id: string; executionId: string }
+  | { type: 'DropClaim'; id: string; reason: string }
   | { type: 'FinishPoll'; polledAt: number; foundNew: boolean; overlapMs: number };
 
 /** Gmail's `after:` takes whole seconds: keep a second's margin when forgetting ids. */
@@ -35,6 +36,11 @@ export function decideMailbox(command: MailboxCommand, state: MailboxState): Mai
         ? [{ type: 'EmailStarted', data: { id: command.id, executionId: command.executionId } }]
         : [];
     }
+    case 'DropClaim':
+      // Only an unstarted claim: an email whose execution started is never dropped.
+      return state.known.get(command.id)?.status === 'claimed'
+        ? [{ type: 'ClaimDropped', data: { id: command.id, reason: command.reason } }]
+        : [];
     case 'FinishPoll': {
       // An idle mailbox records a poll only once per overlap, so the query window stays bounded.
       const stale = state.lastPollAt === null || command.polledAt - state.lastPollAt >= command.overlapMs;

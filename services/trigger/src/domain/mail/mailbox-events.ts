@@ -16,12 +16,14 @@ export type MailboxEvent =
   | { type: 'MailboxWatchStarted'; data: { since: number } }
   | { type: 'EmailsClaimed'; data: { claimedAt: number; claimed: SeenEmail[]; skipped: SeenEmail[] } }
   | { type: 'EmailStarted'; data: { id: string; executionId: string } }
+  | { type: 'ClaimDropped'; data: { id: string; reason: string } }
   | { type: 'MailboxPolled'; data: { polledAt: number; forgetBefore: number } };
 
 export const MAILBOX_EVENT_TYPES: readonly MailboxEvent['type'][] = [
   'MailboxWatchStarted',
   'EmailsClaimed',
   'EmailStarted',
+  'ClaimDropped',
   'MailboxPolled',
 ];
 
@@ -62,6 +64,13 @@ export function evolveMailbox(state: MailboxState, event: MailboxEvent): Mailbox
       if (!entry || entry.status !== 'claimed') return state;
       const known = new Map(state.known);
       known.set(event.data.id, { status: 'started', receivedAt: entry.receivedAt });
+      return { ...state, known };
+    }
+    case 'ClaimDropped': {
+      const entry = state.known.get(event.data.id);
+      if (!entry || entry.status !== 'claimed') return state;
+      const known = new Map(state.known);
+      known.set(event.data.id, { status: 'skipped', receivedAt: entry.receivedAt });
       return { ...state, known };
     }
     case 'MailboxPolled': {
