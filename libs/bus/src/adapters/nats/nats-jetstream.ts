@@ -65,7 +65,7 @@ export async function jetStreamEnqueue<P>(
       if (large.fits(data, headers)) {
         await js.publish(spec.subject, data, { ...(options.msgId ? { msgID: options.msgId } : {}), headers });
       } else {
-        await large.publish(spec as WorkQueueSpec<unknown>, data, headers, options.msgId);
+        await large.publish(spec, data, headers, options.msgId);
       }
     },
     { kind: 'producer' },
