@@ -80,7 +80,7 @@ export class TestingRuntime {
     await this.batches.resumeAll();
   }
 
-  async stop(): Promise<void> {
-    await this.batches.stop();
+  stop(): void {
+    this.batches.stop();
   }
 }

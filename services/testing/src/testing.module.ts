@@ -22,7 +22,7 @@ export class TestingModule implements OnApplicationBootstrap, OnModuleDestroy {
     await this.runtime.start();
   }
 
-  async onModuleDestroy(): Promise<void> {
-    await this.runtime.stop();
+  onModuleDestroy(): void {
+    this.runtime.stop();
   }
 }

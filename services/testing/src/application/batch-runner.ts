@@ -117,10 +117,12 @@ export class BatchRunner {
     };
   }
 
-  /** Lets the running batches finish their current runs and stops taking new ones. */
-  async stop(): Promise<void> {
+  /**
+   * Stops taking new runs without waiting for the ones in flight (an execution may wait for hours):
+   * the next start resumes each unfinished batch, reusing the execution ids of its plan.
+   */
+  stop(): void {
     this.stopping = true;
-    await Promise.allSettled(this.workers.values());
   }
 
   private launch(
@@ -131,7 +133,7 @@ export class BatchRunner {
   ): void {
     const worker = this.work(batchId, runBy, correlationId, cases)
       .catch((error: unknown) =>
-        this.deps.logger.error({ err: error, batchId }, 'test batch stopped; it resumes at the next start'),
+        this.deps.logger.warn({ err: error, batchId }, 'test batch stopped; it resumes at the next start'),
       )
       .finally(() => this.workers.delete(batchId));
     this.workers.set(batchId, worker);
@@ -146,7 +148,9 @@ export class BatchRunner {
     const batch = (await findBatch(this.deps.db, batchId)) as BatchRow;
     const queue = [...batch.entries];
     const next = async (): Promise<void> => {
-      for (let entry = queue.shift(); entry && !this.stopping; entry = queue.shift()) {
+      while (!this.stopping) {
+        const entry = queue.shift();
+        if (!entry) return;
         const testCase = cases.get(entry.testCaseId) ?? (await findTestCase(this.deps.db, entry.testCaseId));
         if (!testCase) {
           this.deps.logger.warn({ batchId, testCaseId: entry.testCaseId }, 'test case deleted before its batch run');
@@ -162,7 +166,8 @@ export class BatchRunner {
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.deps.concurrency, queue.length || 1) }, next));
-    if (this.stopping && queue.length > 0) return;
+    // Stopped: the next start resumes the batch (finished runs are skipped) and completes it.
+    if (this.stopping) return;
     const completed: TestBatchEvent = {
       type: 'TestBatchCompleted',
       data: { completedAt: this.deps.clock().toISOString() },
