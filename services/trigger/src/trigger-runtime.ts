@@ -43,6 +43,8 @@ export interface TriggerOptions {
 export class TriggerRuntime {
   private lifecycle: Subscription | undefined;
   private resync: NodeJS.Timeout | undefined;
+  private retry: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   private constructor(
     readonly supervisor: ListenerSupervisor,
@@ -98,21 +100,34 @@ export class TriggerRuntime {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.resync);
+    clearTimeout(this.retry);
     await this.lifecycle?.unsubscribe();
     this.lifecycle = undefined;
     await this.supervisor.stopAll();
     await this.blobs.close();
   }
 
-  private async restore(): Promise<void> {
+  /** Restores listeners; when the catalog does not answer (it may start after us) it retries sooner than the resync. */
+  private async restore(delayMs = RESTORE_RETRY_MS): Promise<void> {
     try {
       await this.supervisor.restoreAll();
     } catch (error) {
-      this.logger.error({ err: error }, 'could not list the running processes; retrying at the next resync');
+      if (this.stopped) return;
+      const resyncMs = this.deps.config.triggers.resyncSeconds * 1000;
+      this.logger.error({ err: error, retryInMs: Math.min(delayMs, resyncMs) }, 'could not list the running processes');
+      clearTimeout(this.retry);
+      if (delayMs < resyncMs) {
+        this.retry = setTimeout(() => void this.restore(delayMs * 2), delayMs);
+        this.retry.unref();
+      }
     }
   }
 }
+
+/** First wait before asking the catalog again after it did not answer; doubles up to the resync period. */
+const RESTORE_RETRY_MS = 1000;
 
 /** A durable consumer name may not hold `.`, `*`, `>` or spaces. */
 const durableToken = (text: string): string => text.replace(/[^A-Za-z0-9_-]/g, '_');
