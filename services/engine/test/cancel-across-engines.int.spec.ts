@@ -1,6 +1,5 @@
 import { engineHttp, type ExecutionRecord } from '@weft/contracts';
 import { GraphBuilder } from './fixtures/graph-builder.js';
-import { FixtureCatalog } from './support/fixture-catalog.js';
 import { actorOf, startEngineHarness, type EngineHarness } from './support/engine-harness.js';
 import { waitUntil } from './support/wait-until.js';
 
@@ -9,10 +8,9 @@ describe('cancel across engines (PostgreSQL + NATS)', () => {
   let runner: EngineHarness;
   let reader: EngineHarness;
   beforeAll(async () => {
-    const catalog = new FixtureCatalog();
-    runner = await startEngineHarness('distributed', { leaseMs: 900 }, { catalog });
+    runner = await startEngineHarness('distributed', { leaseMs: 900 });
     const schema = runner.database.schema;
-    reader = await startEngineHarness('distributed', { consume: false }, { schema, queue: runner.queue, catalog });
+    reader = await startEngineHarness('distributed', { consume: false }, { schema, queue: runner.queue });
   });
   afterAll(async () => {
     await reader.close();
@@ -29,7 +27,7 @@ describe('cancel across engines (PostgreSQL + NATS)', () => {
       .node('Out', 'outputNode')
       .edge('In', 'Park')
       .edge('Park', 'Out');
-    const process = runner.catalog.add(g.process({ organization_id: org }));
+    const process = await runner.catalog.add(g.process({ organization_id: org }));
     const accepted = await runner.engine.runtime.api.testProcess(
       { params: { processId: process.id }, query: { waitSeconds: '0' }, body: {}, headers: {} },
       { headers: {}, actor },

@@ -30,7 +30,7 @@ describe.each(modes)("a node's config expanding past WEFT_NODE_CONFIG_MAX_BYTES 
     ).body as ExecutionRecord;
 
   test('fails the node with the limit named, and the engine runs the next execution', async () => {
-    const bomb = harness.catalog.add(
+    const bomb = await harness.catalog.add(
       new GraphBuilder()
         .node('In', 'inputNode', { triggerType: 'manual' })
         .node('Gen', 'scriptNode', { code: 'return { big: "x".repeat(200 * 1024) };' })
@@ -44,7 +44,7 @@ describe.each(modes)("a node's config expanding past WEFT_NODE_CONFIG_MAX_BYTES 
     expect(record.error_message).toMatch(/^Out: the node's config expands to more than 16777216 bytes/);
     expect(record.node_states.find((state) => state.node_name === 'Out')?.status).toBe('failed');
 
-    const fine = harness.catalog.add(
+    const fine = await harness.catalog.add(
       new GraphBuilder()
         .node('In', 'inputNode', { triggerType: 'manual' })
         .node('Out', 'outputNode', { fields: { ok: true } })

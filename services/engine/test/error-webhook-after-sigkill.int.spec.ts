@@ -5,10 +5,10 @@ import { NatsBus } from '@weft/bus';
 import { openDatabase } from '@weft/event-store';
 import { sql } from 'kysely';
 import { GraphBuilder } from './fixtures/graph-builder.js';
-import { FixtureCatalog } from './support/fixture-catalog.js';
 import { startEngineHarness, type EngineHarness } from './support/engine-harness.js';
 import { startLocalHttpServer, type LocalHttpServer } from './support/local-http-server.js';
 import { killHard, spawnEngineChild } from './support/spawn-engine-child.js';
+import { startDistributedTestCatalog, type TestCatalog } from './support/test-catalog.js';
 import { testDatabaseUrl, testNatsUrl } from './support/test-services.js';
 import { waitUntil } from './support/wait-until.js';
 
@@ -31,6 +31,7 @@ describe('error webhook delivery survives SIGKILL (PostgreSQL + NATS)', () => {
   let hook: LocalHttpServer;
   let child: ChildProcess | undefined;
   let survivor: EngineHarness | undefined;
+  let catalog: TestCatalog | undefined;
 
   beforeAll(async () => {
     // The first POST is never answered (its engine dies meanwhile); later ones are accepted.
@@ -41,6 +42,7 @@ describe('error webhook delivery survives SIGKILL (PostgreSQL + NATS)', () => {
   afterAll(async () => {
     if (child) await killHard(child);
     await survivor?.close();
+    await catalog?.stop();
     await hook.close();
     const nats = await NatsBus.connect({ servers: testNatsUrl() });
     await (await jetstreamManager(nats.connection)).streams.delete(queue.spec.stream).catch(() => undefined);
@@ -56,13 +58,13 @@ describe('error webhook delivery survives SIGKILL (PostgreSQL + NATS)', () => {
       .node('In', 'inputNode', { triggerType: 'manual' })
       .node('Boom', 'scriptNode', { code: 'throw new Error("no luck")' })
       .edge('In', 'Boom');
-    const process_ = g.process({ organization_id: organizationId, error_webhook_url: `${hook.url}/errors` });
-    const catalog = new FixtureCatalog();
-    catalog.add(process_);
+    catalog = await startDistributedTestCatalog(schema, queue.durable);
+    const process_ = await catalog.add(
+      g.process({ organization_id: organizationId, error_webhook_url: `${hook.url}/errors` }),
+    );
     child = await spawnEngineChild({
       schema,
       queue,
-      processes: [process_],
       leaseMs: 1000,
       env: { CHILD_ERROR_WEBHOOK_CLAIM_MS: '1500' },
     });
@@ -90,7 +92,7 @@ describe('error webhook delivery survives SIGKILL (PostgreSQL + NATS)', () => {
     survivor = await startEngineHarness(
       'distributed',
       { leaseMs: 1000, errorWebhook: { claimMs: 1500 } },
-      { schema, queue, catalog },
+      { schema, queue },
     );
     const record = async (): Promise<ExecutionRecord | undefined> =>
       (await import('../src/projections/execution-queries.js')).findExecution(survivor!.database.db, executionId);

@@ -40,12 +40,12 @@ describe.each<EngineMode>(['embedded', 'distributed'])('error webhook delivery (
     await hook.close();
   });
 
-  const failingProcess = (path: string) => {
+  const failingProcess = async (path: string) => {
     const g = new GraphBuilder()
       .node('In', 'inputNode', { triggerType: 'manual' })
       .node('Boom', 'scriptNode', { code: 'throw new Error("no luck")' })
       .edge('In', 'Boom');
-    return harness.catalog.add(g.process({ organization_id: org, error_webhook_url: `${hook.url}${path}` }));
+    return await harness.catalog.add(g.process({ organization_id: org, error_webhook_url: `${hook.url}${path}` }));
   };
   const run = async (processId: string): Promise<string> =>
     (
@@ -58,7 +58,7 @@ describe.each<EngineMode>(['embedded', 'distributed'])('error webhook delivery (
   test('attempts are recorded on the execution; 5xx is retried with doubling backoff until delivered', async () => {
     answers = [503, 503, 204];
     const before = hook.requests.length;
-    const id = await run(failingProcess('/retry').id);
+    const id = await run((await failingProcess('/retry')).id);
     await waitUntil(async () => (await record(id)).error_webhook_deliveries.length === 3, 20_000);
     const deliveries = (await record(id)).error_webhook_deliveries;
     expect(deliveries.map((d) => [d.attempt, d.outcome, d.http_status])).toEqual([
@@ -78,7 +78,7 @@ describe.each<EngineMode>(['embedded', 'distributed'])('error webhook delivery (
 
   test('a delivery failing every attempt is abandoned after the last one', async () => {
     answers = [500, 500, 500, 500];
-    const id = await run(failingProcess('/down').id);
+    const id = await run((await failingProcess('/down')).id);
     await waitUntil(async () => (await record(id)).error_webhook_deliveries.at(-1)?.outcome === 'abandoned', 20_000);
     const deliveries = (await record(id)).error_webhook_deliveries;
     expect(deliveries.map((d) => d.outcome)).toEqual(['retrying', 'retrying', 'abandoned']);
@@ -88,8 +88,8 @@ describe.each<EngineMode>(['embedded', 'distributed'])('error webhook delivery (
 
   test('a 4xx answer is not retried, and an endless answer body is read only up to the cap', async () => {
     answers = [410];
-    const gone = await run(failingProcess('/gone').id);
-    const endless = await run(failingProcess('/endless').id);
+    const gone = await run((await failingProcess('/gone')).id);
+    const endless = await run((await failingProcess('/endless')).id);
     await waitUntil(async () => (await record(gone)).error_webhook_deliveries.length === 1, 20_000);
     expect((await record(gone)).error_webhook_deliveries[0]).toMatchObject({ outcome: 'abandoned', http_status: 410 });
     await waitUntil(async () => (await record(endless)).error_webhook_deliveries.length > 0, 20_000);

@@ -28,8 +28,8 @@ describe('execution event sizes (embedded)', () => {
   });
 
   const run = async (on: EngineHarness, process: ProcessRecord, body: unknown) => {
-    on.catalog.add(process);
-    const reply = await on.call(engineHttp.testProcess, { params: { processId: process.id }, body }, actor);
+    const { id: processId } = await on.catalog.add(process);
+    const reply = await on.call(engineHttp.testProcess, { params: { processId }, body }, actor);
     const id = (reply.body as { execution_id: string }).execution_id;
     const record = (await on.call(engineHttp.getExecution, { params: { id } }, actor)).body as ExecutionRecord;
     const events = await on.store.readStream(`execution-${id}`);
@@ -141,7 +141,7 @@ describe('execution event sizes (embedded)', () => {
       .node('In', 'inputNode', { triggerType: 'manual' })
       .node('Out', 'outputNode')
       .edge('In', 'Out');
-    const process = tight.catalog.add(g.process({ organization_id: org }));
+    const process = await tight.catalog.add(g.process({ organization_id: org }));
     const before = await tight.store.headPosition();
     const executionId = crypto.randomUUID();
     const start = tight.engine.runtime.engine.start({

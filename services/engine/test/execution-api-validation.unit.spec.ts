@@ -1,16 +1,21 @@
-import { ProblemError, type HttpCall } from '@weft/contracts';
+import { notFound, ProblemError, type HttpCall, type ProcessRecord } from '@weft/contracts';
 import type { MessageContext } from '@weft/bus';
 import type { Db, EventStore } from '@weft/event-store';
 import { ExecutionApi } from '../src/application/execution-api.js';
 import type { Logger } from '@weft/observability';
-import type { ErrorWebhookQueue, ErrorWebhookSender, ExecutionLeases } from '../src/application/engine-ports.js';
+import type {
+  ErrorWebhookQueue,
+  ErrorWebhookSender,
+  ExecutionLeases,
+  ProcessDirectory,
+} from '../src/application/engine-ports.js';
 import { ExecutionEngine } from '../src/application/execution-engine.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
-import { FixtureCatalog } from './support/fixture-catalog.js';
 
 /**
  * Refusals happen before the engine, the queue or the read models are touched: those are
- * left unusable here (a call to them fails the test), the catalog is a fixture double.
+ * left unusable here (a call to them fails the test); the processes come from a map (the real
+ * catalog behind the engine's port is exercised by the integration tests).
  */
 const unused = new Proxy(
   {},
@@ -22,7 +27,12 @@ const unused = new Proxy(
 );
 
 describe('execution API: a 400 lists every violation', () => {
-  const catalog = new FixtureCatalog();
+  const processes = new Map<string, ProcessRecord>();
+  const add = (process: ProcessRecord): ProcessRecord => (processes.set(process.id, process), process);
+  const catalog: ProcessDirectory = {
+    getProcess: async (processId) => processes.get(processId) ?? Promise.reject(notFound(`process ${processId}`)),
+    getConnection: () => Promise.reject(new Error('no connection is needed here')),
+  };
   // The engine only compiles graphs here (no store, queue or lease is reached).
   const engine = new ExecutionEngine({
     store: unused as EventStore,
@@ -43,7 +53,7 @@ describe('execution API: a 400 lists every violation', () => {
     .node('A', 'inputNode', { triggerType: 'manual' })
     .node('B', 'inputNode', { triggerType: 'webhook' })
     .node('Out', 'outputNode');
-  const process = catalog.add(g.process());
+  const process = add(g.process());
   const context: MessageContext = {
     headers: {},
     actor: { organizationId: process.organization_id, userId: crypto.randomUUID(), userName: 'QA', system: false },
@@ -84,7 +94,7 @@ describe('execution API: a 400 lists every violation', () => {
       .edge('In', 'B')
       .edge('B', 'C')
       .edge('C', 'B');
-    const looped = catalog.add(cyclic.process({ organization_id: process.organization_id }));
+    const looped = add(cyclic.process({ organization_id: process.organization_id }));
     const paths = await violations(
       api.testProcess(
         { params: { processId: looped.id }, query: { waitSeconds: 'x' }, body: {}, headers: {} },

@@ -42,7 +42,7 @@ describe('execution events for subscribers (embedded bus, outbox relay)', () => 
       .edge('In', 'Route')
       .edge('Route', 'A', 'a')
       .edge('Route', 'B', 'default');
-    const process = harness.catalog.add(g.process({ organization_id: org }));
+    const process = await harness.catalog.add(g.process({ organization_id: org }));
     await harness.bus.ensureEventStream(allEvents);
     const received: { subject: string; envelope: PublishedEventEnvelope }[] = [];
     const subscription = await harness.bus.subscribe(

@@ -36,26 +36,26 @@ describe.each(modes)('executions through POST /processes/test (%s)', (mode) => {
     await mysql.end();
   });
 
-  const register = (process: ProcessRecord): ProcessRecord => harness.catalog.add(process);
+  const register = (process: ProcessRecord): Promise<ProcessRecord> => harness.catalog.add(process);
   const test_ = (processId: string, body: unknown, query: Record<string, string> = {}) =>
     harness.call(engineHttp.testProcess, { params: { processId }, query, body }, actor);
 
   test('a process with every node type runs with the right statuses, outputs, skipped branch and node states', async () => {
-    const fixture = everyNodeTypeProcess({
+    const fixture = await everyNodeTypeProcess({
       organizationId: org,
       httpUrl: server.url,
       postgresUrl: testDatabaseUrl(),
       mysqlTable,
+      addConnection: (connection) => harness.catalog.addConnection(connection),
     });
-    fixture.connections.forEach((c) => harness.catalog.addConnection(c));
-    register(fixture.process);
+    const process = await register(fixture.process);
 
-    const reply = await test_(fixture.process.id, { amount: 60, items: [3, 4, 5] });
+    const reply = await test_(process.id, { amount: 60, items: [3, 4, 5] });
     expect(reply.status).toBe(200);
     const record = reply.body as ExecutionRecord;
     expect(record).toMatchObject({
       status: 'completed',
-      process_id: fixture.process.id,
+      process_id: process.id,
       trigger_node_id: fixture.graph.id('In'),
       input_data: { amount: 60, items: [3, 4, 5] },
       triggered_by_user_id: actor.userId,
@@ -93,7 +93,7 @@ describe.each(modes)('executions through POST /processes/test (%s)', (mode) => {
       .node('Out', 'outputNode')
       .edge('In', 'Echo')
       .edge('Echo', 'Out');
-    const process = register(g.process({ organization_id: org }));
+    const process = await register(g.process({ organization_id: org }));
     for (const input of ['hello', '7', '{"a":1}']) {
       const reply = await test_(process.id, input);
       expect(reply.status).toBe(200);
@@ -111,7 +111,7 @@ describe.each(modes)('executions through POST /processes/test (%s)', (mode) => {
       .node('In', 'inputNode', { triggerType: 'manual' })
       .node('Out', 'outputNode')
       .edge('In', 'Out');
-    const process = register(g.process({ organization_id: org }));
+    const process = await register(g.process({ organization_id: org }));
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push(((await test_(process.id, { i })).body as ExecutionRecord).id);
     const page = await harness.call(
@@ -161,7 +161,7 @@ describe.each(modes)('executions through POST /processes/test (%s)', (mode) => {
         .node('Out', 'outputNode')
         .edge('In', 'Boom')
         .edge('Boom', 'Out');
-      const process = register(g.process({ organization_id: org, error_webhook_url: `${hook.url}/errors` }));
+      const process = await register(g.process({ organization_id: org, error_webhook_url: `${hook.url}/errors` }));
       const record = (await test_(process.id, { n: 7 })).body as ExecutionRecord;
       expect(record.status).toBe('failed');
       expect(record.error_message).toContain('no luck: 7');
@@ -200,7 +200,7 @@ describe.each(modes)('executions through POST /processes/test (%s)', (mode) => {
       .edge('In', 'Count')
       .edge('Count', 'Flaky')
       .edge('Flaky', 'Out');
-    const process = register(g.process({ organization_id: org, max_retries: 2 }));
+    const process = await register(g.process({ organization_id: org, max_retries: 2 }));
     const record = (await test_(process.id, {})).body as ExecutionRecord;
     expect(record).toMatchObject({ status: 'completed', attempt: 2 });
     expect(counterHits - before).toBe(1);
@@ -225,7 +225,7 @@ describe.each(modes)('executions through POST /processes/test (%s)', (mode) => {
       .node('Out', 'outputNode')
       .edge('In', 'Long')
       .edge('Long', 'Out');
-    const process = register(g.process({ organization_id: org, timeout_seconds: 1 }));
+    const process = await register(g.process({ organization_id: org, timeout_seconds: 1 }));
     const record = (await test_(process.id, {})).body as ExecutionRecord;
     expect(record.status).toBe('timeout');
     expect(record.error_message).toContain('timeout of 1 s');
@@ -237,7 +237,7 @@ describe.each(modes)('executions through POST /processes/test (%s)', (mode) => {
       .node('In', 'inputNode', { triggerType: 'manual' })
       .node('Long', 'waitNode', { seconds: 60 })
       .edge('In', 'Long');
-    const process = register(g.process({ organization_id: org }));
+    const process = await register(g.process({ organization_id: org }));
     const accepted = await test_(process.id, {}, { waitSeconds: '0' });
     expect(accepted.status).toBe(202);
     const { execution_id } = accepted.body as { execution_id: string };
@@ -262,14 +262,14 @@ describe.each(modes)('executions through POST /processes/test (%s)', (mode) => {
       .node('In', 'inputNode', { triggerType: 'manual' })
       .node('Spin', 'scriptNode', { code: 'while (true) {}', timeoutMs: 200 })
       .edge('In', 'Spin');
-    const spin = register(g.process({ organization_id: org }));
+    const spin = await register(g.process({ organization_id: org }));
     const record = (await test_(spin.id, {})).body as ExecutionRecord;
     expect(record).toMatchObject({ status: 'failed', error_message: expect.stringContaining('timed out') });
     const ok = new GraphBuilder()
       .node('In', 'inputNode', { triggerType: 'manual' })
       .node('Fine', 'scriptNode', { code: 'return 42' })
       .edge('In', 'Fine');
-    const fine = register(ok.process({ organization_id: org }));
+    const fine = await register(ok.process({ organization_id: org }));
     expect(((await test_(fine.id, {})).body as ExecutionRecord).status).toBe('completed');
   });
 
@@ -284,8 +284,8 @@ describe.each(modes)('executions through POST /processes/test (%s)', (mode) => {
       .node('Out', 'outputNode')
       .edge('In', 'Fine')
       .edge('Fine', 'Out');
-    const badProcess = register(bad.process({ organization_id: org }));
-    const goodProcess = register(good.process({ organization_id: org }));
+    const badProcess = await register(bad.process({ organization_id: org }));
+    const goodProcess = await register(good.process({ organization_id: org }));
     const replies = await Promise.all([
       test_(badProcess.id, {}),
       ...Array.from({ length: 5 }, () => test_(goodProcess.id, {})),
@@ -305,13 +305,13 @@ describe.each(modes)('executions through POST /processes/test (%s)', (mode) => {
       .node('In', 'inputNode', { triggerType: 'manual' })
       .node('Spin', 'scriptNode', { code: 'while (true) {}', timeoutMs: 120_000 })
       .edge('In', 'Spin');
-    const spin = register(g.process({ organization_id: org, timeout_seconds: 1 }));
+    const spin = await register(g.process({ organization_id: org, timeout_seconds: 1 }));
     expect(((await test_(spin.id, {})).body as ExecutionRecord).status).toBe('timeout');
     const ok = new GraphBuilder()
       .node('In', 'inputNode', { triggerType: 'manual' })
       .node('Fine', 'scriptNode', { code: 'return 42', timeoutMs: 5000 })
       .edge('In', 'Fine');
-    const fine = register(ok.process({ organization_id: org }));
+    const fine = await register(ok.process({ organization_id: org }));
     const record = (await test_(fine.id, {}, { waitSeconds: '10' })).body as ExecutionRecord;
     expect(record).toMatchObject({ status: 'completed' });
   });
@@ -324,7 +324,7 @@ describe.each(modes)('executions through POST /processes/test (%s)', (mode) => {
         code: 'const end = Date.now() + input.In.spinMs; while (Date.now() < end) {} if (input.In.fail) throw new Error("bad input"); return 1;',
       })
       .edge('In', 'Check');
-    const process = register(g.process({ organization_id: org }));
+    const process = await register(g.process({ organization_id: org }));
     const runs: ExecutionRecord[] = [];
     for (const [fail, spinMs] of [
       [false, 0],
@@ -356,7 +356,7 @@ describe.each(modes)('executions through POST /processes/test (%s)', (mode) => {
       .node('In', 'inputNode', { triggerType: 'manual' })
       .node('Out', 'outputNode')
       .edge('In', 'Out');
-    const process = register(g.process({ organization_id: org }));
+    const process = await register(g.process({ organization_id: org }));
     const bad = await test_(process.id, {}, { inputNodeId: g.id('Out') }).catch((e: unknown) => e);
     expect(bad).toMatchObject({ problem: { status: 400, errors: [{ path: '/query/inputNodeId' }] } });
     const list = await harness.call(engineHttp.listExecutions, { params: { processId: process.id } }, actor);

@@ -38,7 +38,7 @@ describe.each(modes)('running executions are capped per engine (%s)', (mode) => 
     harness = await startEngineHarness(mode, { leaseMs: 1000, limits: { maxRunningExecutions: 1 } });
     process_ = g.process();
     process_.nodes.find((n) => n.id === g.id('Slow'))!.config.url = `${server.url}/slow`;
-    process_ = harness.catalog.add(process_);
+    process_ = await harness.catalog.add(process_);
   });
   afterAll(async () => {
     for (const res of held.splice(0)) json(res, 200, {});

@@ -28,7 +28,7 @@ describe('execution tracing (embedded, in-memory span exporter)', () => {
       .edge('In', 'Each')
       .edge('Each', 'Double', 'start')
       .edge('Each', 'Out', 'output');
-    const process = harness.catalog.add(g.process({ organization_id: org }));
+    const process = await harness.catalog.add(g.process({ organization_id: org }));
     let traceId = '';
     const record = await withSpan('POST /api/v1/processes/test', {}, async (span) => {
       traceId = span.spanContext().traceId;

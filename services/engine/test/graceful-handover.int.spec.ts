@@ -3,7 +3,6 @@ import { openDatabase } from '@weft/event-store';
 import { sql } from 'kysely';
 import { findExecution } from '../src/projections/execution-queries.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
-import { FixtureCatalog } from './support/fixture-catalog.js';
 import { actorOf, startEngineHarness, type EngineHarness } from './support/engine-harness.js';
 import { testDatabaseUrl } from './support/test-services.js';
 import { waitUntil } from './support/wait-until.js';
@@ -15,7 +14,6 @@ import { waitUntil } from './support/wait-until.js';
  */
 describe('graceful hand-over between engines (PostgreSQL + NATS)', () => {
   const schema = `test_engine_handover_${crypto.randomUUID().replace(/-/g, '').slice(0, 12)}`;
-  const catalog = new FixtureCatalog();
   const org = crypto.randomUUID();
   let harness: EngineHarness | undefined;
 
@@ -33,10 +31,10 @@ describe('graceful hand-over between engines (PostgreSQL + NATS)', () => {
       .node('Out', 'outputNode')
       .edge('In', 'Pause')
       .edge('Pause', 'Out');
-    const process_ = catalog.add(g.process({ organization_id: org }));
     // A lease far longer than the test: only the hand-over can move the run between engines.
     const options = { leaseMs: 120_000, maintenanceMs: 200 };
-    harness = await startEngineHarness('distributed', options, { schema, catalog });
+    harness = await startEngineHarness('distributed', options, { schema });
+    const process_ = await harness.catalog.add(g.process({ organization_id: org }));
     const reply = await harness.call(
       engineHttp.testProcess,
       { params: { processId: process_.id }, query: { waitSeconds: '0' }, body: {} },
@@ -46,7 +44,7 @@ describe('graceful hand-over between engines (PostgreSQL + NATS)', () => {
     await waitUntil(() => harness!.engine.runtime.engine.isRunningHere(id));
     for (let restart = 0; restart < 4; restart++) {
       await harness.close();
-      harness = await startEngineHarness('distributed', options, { schema, catalog });
+      harness = await startEngineHarness('distributed', options, { schema });
       await waitUntil(() => harness!.engine.runtime.engine.isRunningHere(id), 20_000);
     }
     const types = (await harness.store.readStream(`execution-${id}`)).map((e) => e.type);

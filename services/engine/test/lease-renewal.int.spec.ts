@@ -36,10 +36,10 @@ describe('execution leases (PostgreSQL + NATS)', () => {
   beforeAll(async () => {
     server = await startLocalHttpServer((_request, res) => json(res, 200, { ok: true }));
     harness = await startEngineHarness('distributed', { leaseMs: 1000 });
-    waitingProcess = harness.catalog.add(waiting.process({ organization_id: org }));
+    waitingProcess = await harness.catalog.add(waiting.process({ organization_id: org }));
     const p = flaky.process({ organization_id: org, max_retries: 1 });
     p.nodes.find((n) => n.id === flaky.id('Flaky'))!.config.url = `${server.url}/flaky`;
-    flakyProcess = harness.catalog.add(p);
+    flakyProcess = await harness.catalog.add(p);
   });
   afterAll(async () => {
     await harness.close();

@@ -3,7 +3,6 @@ import { openDatabase } from '@weft/event-store';
 import { sql } from 'kysely';
 import { findExecution } from '../src/projections/execution-queries.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
-import { FixtureCatalog } from './support/fixture-catalog.js';
 import { actorOf, startEngineHarness, type EngineHarness } from './support/engine-harness.js';
 import { testDatabaseUrl } from './support/test-services.js';
 import { waitUntil } from './support/wait-until.js';
@@ -16,7 +15,6 @@ import { waitUntil } from './support/wait-until.js';
 describe('long waits are parked durably and woken on time (PostgreSQL + NATS)', () => {
   const DAY = 24 * 3600 * 1000;
   const schema = `test_engine_park_${crypto.randomUUID().replace(/-/g, '').slice(0, 12)}`;
-  const catalog = new FixtureCatalog();
   const org = crypto.randomUUID();
   const actor = actorOf(org);
   let offsetMs = 0;
@@ -39,8 +37,8 @@ describe('long waits are parked durably and woken on time (PostgreSQL + NATS)', 
       .node('Out', 'outputNode', { fields: { waited: '{{input["Month"]["waitedUntil"]}}' } })
       .edge('In', 'Month')
       .edge('Month', 'Out');
-    const process_ = catalog.add(g.process({ organization_id: org, timeout_seconds: 40 * 24 * 3600 }));
-    first = await startEngineHarness('distributed', { now, leaseMs: 1000 }, { schema, catalog });
+    first = await startEngineHarness('distributed', { now, leaseMs: 1000 }, { schema });
+    const process_ = await first.catalog.add(g.process({ organization_id: org, timeout_seconds: 40 * 24 * 3600 }));
     const reply = await first.call(
       engineHttp.testProcess,
       { params: { processId: process_.id }, query: { waitSeconds: '0' }, body: {} },
@@ -76,7 +74,7 @@ describe('long waits are parked durably and woken on time (PostgreSQL + NATS)', 
     first = undefined;
     // A new engine, a minute before the wait is due: the execution stays parked (no orphan resume).
     offsetMs = Date.parse(dueAt) - Date.now() - 60_000;
-    second = await startEngineHarness('distributed', { now, leaseMs: 1000 }, { schema, catalog });
+    second = await startEngineHarness('distributed', { now, leaseMs: 1000 }, { schema });
     const engine = second.engine.runtime.engine;
     await engine.maintain();
     await engine.maintain();
@@ -94,7 +92,7 @@ describe('long waits are parked durably and woken on time (PostgreSQL + NATS)', 
   });
 
   test('embedded: a parked wait (until an ISO time) can be cancelled, which removes its due row', async () => {
-    const embedded = await startEngineHarness('embedded', { now, leaseMs: 1000 }, { catalog });
+    const embedded = await startEngineHarness('embedded', { now, leaseMs: 1000 });
     try {
       offsetMs = 0;
       const until = new Date(Date.now() + 30 * DAY).toISOString();
@@ -104,7 +102,7 @@ describe('long waits are parked durably and woken on time (PostgreSQL + NATS)', 
         .node('Out', 'outputNode')
         .edge('In', 'Later')
         .edge('Later', 'Out');
-      const process_ = catalog.add(g.process({ organization_id: org, timeout_seconds: 40 * 24 * 3600 }));
+      const process_ = await embedded.catalog.add(g.process({ organization_id: org, timeout_seconds: 40 * 24 * 3600 }));
       const reply = await embedded.call(
         engineHttp.testProcess,
         { params: { processId: process_.id }, query: { waitSeconds: '0' }, body: {} },
@@ -133,7 +131,7 @@ describe('long waits are parked durably and woken on time (PostgreSQL + NATS)', 
   });
 
   test('embedded: a parked wait due before the next scan is woken by a timer at its time', async () => {
-    const embedded = await startEngineHarness('embedded', { now, leaseMs: 1000 }, { catalog });
+    const embedded = await startEngineHarness('embedded', { now, leaseMs: 1000 });
     try {
       offsetMs = 0;
       const g = new GraphBuilder()
@@ -142,7 +140,7 @@ describe('long waits are parked durably and woken on time (PostgreSQL + NATS)', 
         .node('Out', 'outputNode', { fields: { waited: '{{input["Hour"]["waitedUntil"]}}' } })
         .edge('In', 'Hour')
         .edge('Hour', 'Out');
-      const process_ = catalog.add(g.process({ organization_id: org, timeout_seconds: 7200 }));
+      const process_ = await embedded.catalog.add(g.process({ organization_id: org, timeout_seconds: 7200 }));
       const reply = await embedded.call(
         engineHttp.testProcess,
         { params: { processId: process_.id }, query: { waitSeconds: '0' }, body: {} },

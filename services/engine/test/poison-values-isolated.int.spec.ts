@@ -31,7 +31,8 @@ describe.each(modes)('values the database cannot store (%s)', (mode) => {
 
   const run = (processId: string, body: unknown) =>
     harness.call(engineHttp.testProcess, { params: { processId }, query: { waitSeconds: '60' }, body }, actor);
-  const register = (g: GraphBuilder): ProcessRecord => harness.catalog.add(g.process({ organization_id: org }));
+  const register = (g: GraphBuilder): Promise<ProcessRecord> =>
+    harness.catalog.add(g.process({ organization_id: org }));
 
   test.each([
     ['a NUL character in a value', { a: 'x\u0000y' }, '/a'],
@@ -39,14 +40,14 @@ describe.each(modes)('values the database cannot store (%s)', (mode) => {
     ['a lone high surrogate', { a: ['ok', '\ud800'] }, '/a/1'],
     ['a lone low surrogate in a key', { '\udc00': true }, '/\udc00'],
   ])('test input holding %s is a 400 naming where, and starts nothing', async (_name, body, path) => {
-    const process = register(new GraphBuilder().node('In', 'inputNode', { triggerType: 'manual' }));
+    const process = await register(new GraphBuilder().node('In', 'inputNode', { triggerType: 'manual' }));
     const refused = await run(process.id, body).catch((error: unknown) => error);
     expect(refused).toMatchObject({ problem: { status: 400, errors: [{ path }] } });
     expect((await listExecutions(harness.store.db, process.id, { page: 1, pageSize: 10 })).total).toBe(0);
   });
 
   test('a node output the database cannot store fails that node; executions sharing its commits run each node once', async () => {
-    const healthy = register(
+    const healthy = await register(
       new GraphBuilder()
         .node('In', 'inputNode', { triggerType: 'manual' })
         .node('Hit', 'integrationNode', { url: `${server.url}/hit` })
@@ -60,14 +61,16 @@ describe.each(modes)('values the database cannot store (%s)', (mode) => {
       'return { text: "\\ud800" };',
       'return [{ deep: { "\\udfff": "x" } }];',
     ];
-    const poisoned = poisons.map((code) =>
-      register(
-        new GraphBuilder()
-          .node('In', 'inputNode', { triggerType: 'manual' })
-          .node('Bad', 'scriptNode', { code })
-          .node('Out', 'outputNode')
-          .edge('In', 'Bad')
-          .edge('Bad', 'Out'),
+    const poisoned = await Promise.all(
+      poisons.map((code) =>
+        register(
+          new GraphBuilder()
+            .node('In', 'inputNode', { triggerType: 'manual' })
+            .node('Bad', 'scriptNode', { code })
+            .node('Out', 'outputNode')
+            .edge('In', 'Bad')
+            .edge('Bad', 'Out'),
+        ),
       ),
     );
     const healthyCount = 12;
@@ -88,7 +91,7 @@ describe.each(modes)('values the database cannot store (%s)', (mode) => {
   });
 
   test('a NUL or lone surrogate in an error message is stored replaced, and the node fails with it', async () => {
-    const process = register(
+    const process = await register(
       new GraphBuilder()
         .node('In', 'inputNode', { triggerType: 'manual' })
         .node('Boom', 'scriptNode', { code: 'throw new Error("bad\\0byte \\ud800 here");' })
@@ -106,13 +109,13 @@ describe.each(modes)('values the database cannot store (%s)', (mode) => {
       harness.store.db,
     );
     try {
-      const healthy = register(
+      const healthy = await register(
         new GraphBuilder()
           .node('In', 'inputNode', { triggerType: 'manual' })
           .node('Hit', 'integrationNode', { url: `${server.url}/hit` })
           .edge('In', 'Hit'),
       );
-      const marked = register(
+      const marked = await register(
         new GraphBuilder()
           .node('In', 'inputNode', { triggerType: 'manual' })
           .node('Mark', 'scriptNode', { code: 'return { note: "refuse" + "-me" };' })
@@ -150,7 +153,7 @@ describe.each(modes)('values the database cannot store (%s)', (mode) => {
       res.end(answer);
     });
     try {
-      const process = harness.catalog.add(
+      const process = await harness.catalog.add(
         new GraphBuilder()
           .node('In', 'inputNode', { triggerType: 'manual' })
           .node('Boom', 'scriptNode', { code: 'throw new Error("boom");' })

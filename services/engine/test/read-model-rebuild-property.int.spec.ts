@@ -4,7 +4,6 @@ import { sql } from 'kysely';
 import { executionsProjection } from '../src/projections/executions-projection.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
 import { openDatabase } from '@weft/event-store';
-import { FixtureCatalog } from './support/fixture-catalog.js';
 import { actorOf, startEngineHarness, type EngineHarness, type EngineMode } from './support/engine-harness.js';
 import { testDatabaseUrl } from './support/test-services.js';
 import { waitUntil } from './support/wait-until.js';
@@ -109,11 +108,12 @@ describe.each(modes)('read models rebuilt from random workloads are identical (%
       .node('Body', 'scriptNode', { code: 'return input.Each.item === 1 ? { x: 1 } : null;' })
       .edge('In', 'Each')
       .edge('Each', 'Body', 'start');
-    const processes = [
-      loop.process({ organization_id: org }),
-      ...Array.from({ length: 6 }, () => randomProcess(next, org)),
-    ].map((process) => harness.catalog.add(process));
-    const waiting = harness.catalog.add(
+    const processes = await Promise.all(
+      [loop.process({ organization_id: org }), ...Array.from({ length: 6 }, () => randomProcess(next, org))].map(
+        (process) => harness.catalog.add(process),
+      ),
+    );
+    const waiting = await harness.catalog.add(
       new GraphBuilder()
         .node('In', 'inputNode', { triggerType: 'manual' })
         .node('Wait', 'waitNode', { seconds: 3600 })
@@ -167,10 +167,9 @@ const runningCount = async (db: Db): Promise<number> =>
 describe('read models rebuilt after executions moved to another engine are identical (distributed)', () => {
   test('rows an engine read back (no cache) and resumed runs fold like the rebuild', async () => {
     const schema = `test_engine_rebuild_${crypto.randomUUID().replace(/-/g, '').slice(0, 12)}`;
-    const catalog = new FixtureCatalog();
     const org = crypto.randomUUID();
     const actor = actorOf(org);
-    const first = await startEngineHarness('distributed', {}, { schema, catalog });
+    const first = await startEngineHarness('distributed', {}, { schema });
     const g = new GraphBuilder()
       .node('In', 'inputNode', { triggerType: 'manual' })
       .node('Each', 'loopNode', { items: '{{input["In"]["items"]}}' })
@@ -181,7 +180,7 @@ describe('read models rebuilt after executions moved to another engine are ident
       .edge('Each', 'Body', 'start')
       .edge('Each', 'Wait', 'output')
       .edge('Wait', 'After');
-    const process = catalog.add(g.process({ organization_id: org }));
+    const process = await first.catalog.add(g.process({ organization_id: org }));
     for (let i = 0; i < 6; i++) {
       await first.call(
         engineHttp.testProcess,
@@ -194,7 +193,7 @@ describe('read models rebuilt after executions moved to another engine are ident
     await waitUntil(async () => (await started(first.store.db)) === 6, 30_000);
     // Stopped mid-wait: the runs are handed over and the next engine resumes them from the tables.
     await first.close();
-    const second = await startEngineHarness('distributed', {}, { schema, catalog });
+    const second = await startEngineHarness('distributed', {}, { schema });
     try {
       await waitUntil(async () => (await runningCount(second.store.db)) === 0, 30_000);
       expect(await runningCount(second.store.db)).toBe(0);

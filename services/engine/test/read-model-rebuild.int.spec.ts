@@ -27,7 +27,7 @@ describe('execution read models rebuild from events (PostgreSQL)', () => {
       .edge('In', 'Each')
       .edge('Each', 'Double', 'start')
       .edge('Each', 'Out', 'output');
-    const process = harness.catalog.add(g.process({ organization_id: org }));
+    const process = await harness.catalog.add(g.process({ organization_id: org }));
     const ids: string[] = [];
     for (const items of [[1, 2], [3], [-1], []]) {
       const reply = await harness.call(
@@ -62,13 +62,13 @@ describe('execution read models rebuild from events (PostgreSQL)', () => {
         .node('Out', 'outputNode')
         .edge('In', 'Pause')
         .edge('Pause', 'Out');
-    const cancelled = harness.catalog.add(waits(60).process({ organization_id: org }));
-    const timedOut = harness.catalog.add(waits(60).process({ organization_id: org, timeout_seconds: 1 }));
+    const cancelled = await harness.catalog.add(waits(60).process({ organization_id: org }));
+    const timedOut = await harness.catalog.add(waits(60).process({ organization_id: org, timeout_seconds: 1 }));
     const failing = new GraphBuilder()
       .node('In', 'inputNode', { triggerType: 'manual' })
       .node('Flaky', 'scriptNode', { code: 'throw new Error("still down")' })
       .edge('In', 'Flaky');
-    const retried = harness.catalog.add(failing.process({ organization_id: org, max_retries: 2 }));
+    const retried = await harness.catalog.add(failing.process({ organization_id: org, max_retries: 2 }));
     // Fails its first call, answers the second: retried once, then completed.
     let calls = 0;
     const server = await startLocalHttpServer((_request, res) =>
@@ -78,7 +78,7 @@ describe('execution read models rebuild from events (PostgreSQL)', () => {
       .node('In', 'inputNode', { triggerType: 'manual' })
       .node('Flaky', 'integrationNode', { url: `${server.url}/flaky`, retries: 0 })
       .edge('In', 'Flaky');
-    const recovered = harness.catalog.add(recovering.process({ organization_id: org, max_retries: 2 }));
+    const recovered = await harness.catalog.add(recovering.process({ organization_id: org, max_retries: 2 }));
 
     const started = (await run(cancelled.id, { waitSeconds: '0' })).body as { execution_id: string };
     const pauseState = async () =>

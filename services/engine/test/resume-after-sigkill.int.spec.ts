@@ -1,16 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { workQueue, type ExecutionRecord, type ExecutionRequest } from '@weft/contracts';
 import { NatsBus } from '@weft/bus';
 import { sql } from 'kysely';
 import { findExecution } from '../src/projections/execution-queries.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
-import { FixtureCatalog } from './support/fixture-catalog.js';
 import { startEngineHarness, type EngineHarness } from './support/engine-harness.js';
 import { json, startLocalHttpServer, type LocalHttpServer } from './support/local-http-server.js';
+import { killHard, spawnEngineChild } from './support/spawn-engine-child.js';
+import { startDistributedTestCatalog, type TestCatalog } from './support/test-catalog.js';
 import { testDatabaseUrl, testNatsUrl } from './support/test-services.js';
 import { waitUntil } from './support/wait-until.js';
 
@@ -34,14 +32,16 @@ describe('resume after SIGKILL (PostgreSQL + NATS)', () => {
   let server: LocalHttpServer;
   let child: ChildProcess | undefined;
   let survivor: EngineHarness | undefined;
+  let catalog: TestCatalog | undefined;
   let hits = 0;
 
   beforeAll(async () => {
     server = await startLocalHttpServer((_request, res) => json(res, 200, { hit: ++hits }));
   });
   afterAll(async () => {
-    child?.kill('SIGKILL');
+    if (child) await killHard(child);
     await survivor?.close();
+    await catalog?.stop();
     await server.close();
     const nats = await NatsBus.connect({ servers: testNatsUrl() });
     await (await jetstreamManager(nats.connection)).streams.delete(queue.spec.stream).catch(() => undefined);
@@ -64,39 +64,9 @@ describe('resume after SIGKILL (PostgreSQL + NATS)', () => {
       .edge('In', 'First')
       .edge('First', 'Pause')
       .edge('Pause', 'Out');
-    const process_ = g.process({ organization_id: organizationId });
-    const catalog = new FixtureCatalog();
-    catalog.add(process_);
-    const processesFile = join(mkdtempSync(join(tmpdir(), 'weft-engine-kill-')), 'processes.json');
-    writeFileSync(processesFile, JSON.stringify([process_]));
-
-    child = spawn(
-      process.execPath,
-      [
-        '--conditions=weft-source',
-        '--no-warnings',
-        '--import',
-        resolve(__dirname, 'support/ts-hooks.mjs'),
-        resolve(__dirname, 'support/engine-child.ts'),
-      ],
-      {
-        env: {
-          ...process.env,
-          NODE_OPTIONS: '',
-          CHILD_SCHEMA: schema,
-          CHILD_PROCESSES_FILE: processesFile,
-          CHILD_LEASE_MS: '1000',
-          CHILD_QUEUE_STREAM: queue.spec.stream,
-          CHILD_QUEUE_SUBJECT: queue.spec.subject,
-          CHILD_QUEUE_DURABLE: queue.durable,
-        },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    await new Promise<void>((ready, failed) => {
-      child!.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && ready());
-      child!.once('exit', (code) => failed(new Error(`engine child exited with ${code}`)));
-    });
+    catalog = await startDistributedTestCatalog(schema, queue.durable);
+    const process_ = await catalog.add(g.process({ organization_id: organizationId }));
+    child = await spawnEngineChild({ schema, queue, leaseMs: 1000 });
 
     // A second engine in this process shares the database and queue; it starts after the kill.
     const executionId = crypto.randomUUID();
@@ -124,11 +94,10 @@ describe('resume after SIGKILL (PostgreSQL + NATS)', () => {
     expect(await stateOf('First')).toBe('completed');
     expect(await stateOf('Pause')).toBe('running');
 
-    child.kill('SIGKILL');
-    await new Promise((exited) => child!.once('exit', exited));
+    await killHard(child);
     child = undefined;
 
-    survivor = await startEngineHarness('distributed', { leaseMs: 1000 }, { schema, queue, catalog });
+    survivor = await startEngineHarness('distributed', { leaseMs: 1000 }, { schema, queue });
     await waitUntil(async () => (await record())?.status === 'completed', 20_000);
     const finished = (await record())!;
     await reader.close();

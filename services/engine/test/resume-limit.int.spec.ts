@@ -28,7 +28,7 @@ describe('resumes without progress are limited (PostgreSQL + NATS)', () => {
     harness = await startEngineHarness('distributed', { leaseMs: 1000 });
     process_ = g.process();
     process_.nodes.find((n) => n.id === g.id('Slow'))!.config.url = `${server.url}/slow`;
-    process_ = harness.catalog.add(process_);
+    process_ = await harness.catalog.add(process_);
   });
   afterAll(async () => {
     await harness.close();

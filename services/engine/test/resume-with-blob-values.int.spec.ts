@@ -1,17 +1,15 @@
 import type { ExecutionRecord } from '@weft/contracts';
 import { GraphBuilder } from './fixtures/graph-builder.js';
-import { FixtureCatalog } from './support/fixture-catalog.js';
 import { actorOf, startEngineHarness, type EngineHarness } from './support/engine-harness.js';
 import { waitUntil } from './support/wait-until.js';
 
 /** A run resumed by another engine reads the outputs that went to blob storage back as its seeds. */
 describe('resume with values in blob storage (PostgreSQL + NATS)', () => {
   const eventLimits = { maxEventBytes: 64 * 1024, valueInlineMaxBytes: 2048 };
-  const catalog = new FixtureCatalog();
   let first: EngineHarness;
   let second: EngineHarness | undefined;
   beforeAll(async () => {
-    first = await startEngineHarness('distributed', { leaseMs: 900, eventLimits }, { catalog });
+    first = await startEngineHarness('distributed', { leaseMs: 900, eventLimits });
   });
   afterAll(async () => {
     await second?.close();
@@ -29,7 +27,7 @@ describe('resume with values in blob storage (PostgreSQL + NATS)', () => {
       .edge('In', 'Large')
       .edge('Large', 'Pause')
       .edge('Pause', 'Measure');
-    const process = catalog.add(g.process({ organization_id: org }));
+    const process = await first.catalog.add(g.process({ organization_id: org }));
     const accepted = await first.engine.runtime.api.testProcess(
       { params: { processId: process.id }, query: { waitSeconds: '0' }, body: {}, headers: {} },
       { headers: {}, actor },
@@ -51,7 +49,7 @@ describe('resume with values in blob storage (PostgreSQL + NATS)', () => {
     second = await startEngineHarness(
       'distributed',
       { leaseMs: 900, eventLimits },
-      { schema: first.database.schema, queue: first.queue, catalog },
+      { schema: first.database.schema, queue: first.queue },
     );
     const record = async () =>
       (

@@ -1,4 +1,6 @@
+import type { Bus } from '@weft/bus';
 import {
+  catalogInternal,
   engineHttp,
   ProblemError,
   type ExecutionRecord,
@@ -21,21 +23,32 @@ describe.each(modes)('execution requests that fail every delivery (%s)', (mode) 
   let process_: ProcessRecord;
   const org = crypto.randomUUID();
   const actor = actorOf(org);
-  /** Deliveries the catalog still fails, per process (it answers 503, as when it is overloaded). */
+  /** Process loads the catalog still fails, per process (it answers 503, as when it is overloaded). */
   const outage = new Map<string, number>();
+  /** The engine's bus, with the catalog's 503 answer injected while a process is in its outage. */
+  const withCatalogOutage = (bus: Bus): Bus =>
+    new Proxy(bus, {
+      get(target, key) {
+        const value: unknown = Reflect.get(target, key, target);
+        if (key !== 'request') return typeof value === 'function' ? value.bind(target) : value;
+        const request: Bus['request'] = async (spec, payload, options) => {
+          if (spec.subject === catalogInternal.getProcess.subject) {
+            const processId = (payload as { processId: string }).processId;
+            const left = outage.get(processId) ?? 0;
+            if (left > 0) {
+              outage.set(processId, left - 1);
+              throw new ProblemError(503, 'process catalog unavailable');
+            }
+          }
+          return target.request(spec, payload, options);
+        };
+        return request;
+      },
+    });
 
   beforeAll(async () => {
-    harness = await startEngineHarness(mode, { limits: { executionMaxDeliver: 2 } });
-    const getProcess = harness.catalog.getProcess.bind(harness.catalog);
-    harness.catalog.getProcess = async (processId, organizationId) => {
-      const left = outage.get(processId) ?? 0;
-      if (left > 0) {
-        outage.set(processId, left - 1);
-        throw new ProblemError(503, 'process catalog unavailable');
-      }
-      return getProcess(processId, organizationId);
-    };
-    process_ = harness.catalog.add(
+    harness = await startEngineHarness(mode, { limits: { executionMaxDeliver: 2 } }, { engineBus: withCatalogOutage });
+    process_ = await harness.catalog.add(
       new GraphBuilder()
         .node('In', 'inputNode', { triggerType: 'manual' })
         .node('Out', 'outputNode')

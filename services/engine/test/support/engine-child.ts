@@ -1,13 +1,15 @@
-import { readFileSync } from 'node:fs';
-import { workQueue, type ExecutionRequest, type ProcessRecord } from '@weft/contracts';
+import { workQueue, type ExecutionRequest } from '@weft/contracts';
 import { NatsBus } from '@weft/bus';
 import { loadConfig } from '@weft/config';
 import { openDatabase, PostgresEventStore } from '@weft/event-store';
 import { createLogger } from '@weft/observability';
 import { EngineRuntime } from '../../src/engine-runtime.js';
-import { FixtureCatalog } from './fixture-catalog.js';
+import { namespacedBus, namespaceOfQueue } from './namespaced-bus.js';
 
-/** An engine in its own process, for the SIGKILL test; configured by the parent through env. */
+/**
+ * An engine in its own process, for the SIGKILL tests; configured by the parent through env. It
+ * asks the real catalog the parent runs (startDistributedTestCatalog) under its queue's namespace.
+ */
 const env = (name: string): string => {
   const value = process.env[name];
   if (!value) throw new Error(`${name} is required`);
@@ -16,10 +18,10 @@ const env = (name: string): string => {
 
 const database = await openDatabase({ url: env('WEFT_TEST_DATABASE_URL'), schema: env('CHILD_SCHEMA') });
 const store = await PostgresEventStore.open(database);
-const bus = await NatsBus.connect({ servers: env('WEFT_TEST_NATS_URL'), name: 'engine-child' });
-const catalog = new FixtureCatalog();
-for (const process of JSON.parse(readFileSync(env('CHILD_PROCESSES_FILE'), 'utf8')) as ProcessRecord[])
-  catalog.add(process);
+const bus = namespacedBus(
+  await NatsBus.connect({ servers: env('WEFT_TEST_NATS_URL'), name: 'engine-child' }),
+  namespaceOfQueue(env('CHILD_QUEUE_DURABLE')),
+);
 const runtime = await EngineRuntime.open({
   store,
   bus,
@@ -30,7 +32,6 @@ const runtime = await EngineRuntime.open({
       spec: workQueue<ExecutionRequest>(env('CHILD_QUEUE_STREAM'), env('CHILD_QUEUE_SUBJECT'), ['engine'], 'engine'),
       durable: env('CHILD_QUEUE_DURABLE'),
     },
-    directory: catalog,
     // Optional: an error-webhook attempt that outlasts its claim (the SIGKILL delivery test).
     ...(process.env.CHILD_ERROR_WEBHOOK_CLAIM_MS
       ? { errorWebhook: { timeoutMs: 60_000, claimMs: Number(process.env.CHILD_ERROR_WEBHOOK_CLAIM_MS) } }

@@ -7,15 +7,16 @@ import { openDatabase, PostgresEventStore, type Database } from '@weft/event-sto
 import { createLogger } from '@weft/observability';
 import type { EngineOptions } from '../../src/engine-runtime.js';
 import { startEngineService, type RunningEngine } from '../../src/start-engine-service.js';
-import { FixtureCatalog } from './fixture-catalog.js';
+import { namespacedBus, namespaceOfQueue } from './namespaced-bus.js';
+import { startTestCatalog, type TestCatalog } from './test-catalog.js';
 import { testDatabaseUrl, testNatsUrl } from './test-services.js';
 
 /**
  * An engine for integration tests. Real: event store (PGlite in memory when embedded, PostgreSQL
- * in a fresh schema when distributed), bus (in-memory or NATS), node palette, NestJS transport.
- * Test double: the process catalog (FixtureCatalog), served on the bus when embedded and handed
- * to the engine directly when distributed (other engineers' catalogs share the NATS server).
- * The work queue has a unique stream and subject per harness.
+ * in a fresh schema when distributed), bus (in-memory or NATS), node palette, NestJS transport,
+ * and the process catalog service on the same bus and store, which the engine's own catalog
+ * client asks. The work queue has a unique stream and subject per harness; on NATS the
+ * request/reply subjects carry a prefix per queue, so parallel test files never answer each other.
  */
 export type EngineMode = 'embedded' | 'distributed';
 
@@ -24,7 +25,7 @@ export interface EngineHarness {
   bus: Bus;
   database: Database;
   store: PostgresEventStore;
-  catalog: FixtureCatalog;
+  catalog: TestCatalog;
   engine: RunningEngine;
   queue: { spec: ReturnType<typeof workQueue<ExecutionRequest>>; durable: string };
   call(spec: RequestSpec<HttpCall, HttpReply>, call: Partial<HttpCall>, actor: Actor): Promise<HttpReply>;
@@ -36,7 +37,8 @@ const unique = (): string => crypto.randomUUID().replace(/-/g, '').slice(0, 16);
 export interface HarnessShared {
   schema?: string;
   queue?: EngineHarness['queue'];
-  catalog?: FixtureCatalog;
+  /** Wraps the bus the engine (only) sends on: fault injection between the engine and the catalog. */
+  engineBus?: (bus: Bus) => Bus;
 }
 
 export async function startEngineHarness(
@@ -51,16 +53,18 @@ export async function startEngineHarness(
       ? await openDatabase({ dataDir: 'memory://' })
       : await openDatabase({ url: testDatabaseUrl(), schema });
   const store = await PostgresEventStore.open(database);
-  const bus: Bus = mode === 'embedded' ? new InMemoryBus() : await NatsBus.connect({ servers: testNatsUrl() });
-  const catalog = shared.catalog ?? new FixtureCatalog();
-  const served = mode === 'embedded' ? await catalog.serveOn(bus) : [];
   const queue = shared.queue ?? {
     spec: workQueue<ExecutionRequest>(`TEST_ENGINE_${id}`, `test.engine.${id}.executions`, ['engine'], 'engine'),
     durable: `engine_${id}`,
   };
+  const bus: Bus =
+    mode === 'embedded'
+      ? new InMemoryBus()
+      : namespacedBus(await NatsBus.connect({ servers: testNatsUrl() }), namespaceOfQueue(queue.durable));
+  const catalog = await startTestCatalog(bus, store);
   const engine = await startEngineService({
     store,
-    bus,
+    bus: shared.engineBus ? shared.engineBus(bus) : bus,
     config: loadConfig({}),
     options: {
       leaseMs: 2000,
@@ -69,7 +73,6 @@ export async function startEngineHarness(
       logger: createLogger('engine-test', { level: 'warn' }),
       ...options,
       queue,
-      directory: mode === 'distributed' ? catalog : undefined,
     },
   });
   return {
@@ -84,7 +87,7 @@ export async function startEngineHarness(
       bus.request(spec, { params: {}, query: {}, body: undefined, headers: {}, ...call }, { actor, timeoutMs: 60_000 }),
     async close() {
       await engine.stop();
-      for (const subscription of served) await subscription.unsubscribe();
+      await catalog.stop();
       // Only the unique stream this harness created is removed; shared streams are never touched.
       if (bus instanceof NatsBus && !shared.queue) {
         await (await jetstreamManager(bus.connection)).streams.delete(queue.spec.stream).catch(() => undefined);

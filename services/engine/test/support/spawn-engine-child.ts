@@ -1,20 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import type { ProcessRecord } from '@weft/contracts';
+import { resolve } from 'node:path';
 import type { EngineHarness } from './engine-harness.js';
 
 /** Starts engine-child.ts in its own process (to be SIGKILLed); resolves once it takes work. */
 export async function spawnEngineChild(options: {
   schema: string;
   queue: EngineHarness['queue'];
-  processes: ProcessRecord[];
   leaseMs: number;
   env?: Record<string, string>;
 }): Promise<ChildProcess> {
-  const processesFile = join(mkdtempSync(join(tmpdir(), 'weft-engine-child-')), 'processes.json');
-  writeFileSync(processesFile, JSON.stringify(options.processes));
   const child = spawn(
     process.execPath,
     [
@@ -29,7 +23,6 @@ export async function spawnEngineChild(options: {
         ...process.env,
         NODE_OPTIONS: '',
         CHILD_SCHEMA: options.schema,
-        CHILD_PROCESSES_FILE: processesFile,
         CHILD_LEASE_MS: String(options.leaseMs),
         CHILD_QUEUE_STREAM: options.queue.spec.stream,
         CHILD_QUEUE_SUBJECT: options.queue.spec.subject,
