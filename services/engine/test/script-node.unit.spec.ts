@@ -2,7 +2,9 @@ import type { ScriptNodeConfig } from '@weft/contracts';
 import { ScriptSandbox } from '../src/adapters/nodes/script-sandbox.js';
 import { scriptNodeExecutor } from '../src/adapters/nodes/script-node.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
+import { ManualTimers } from './support/manual-timers.js';
 import { pureExecutors, runInMemory } from './support/run-in-memory.js';
+import { waitUntil } from './support/wait-until.js';
 
 describe('script node (isolated-vm)', () => {
   const sandbox = new ScriptSandbox();
@@ -33,9 +35,52 @@ describe('script node (isolated-vm)', () => {
   });
 
   test('a script that loops forever is stopped and the sandbox stays healthy', async () => {
-    await expect(run('while (true) {}', {}, { timeoutMs: 100 })).rejects.toThrow(/timed out after 100 ms/);
-    await expect(run('await null; while (true) {}', {}, { timeoutMs: 100 })).rejects.toThrow(/timed out/);
-    expect(await run('return "alive"', {})).toBe('alive');
+    // The guard's timer is on a test clock that never moves: isolated-vm's own timeout stops both
+    // loops, so a loaded machine cannot let the guard and spin check race (the reset message).
+    const timers = new ManualTimers();
+    const own = new ScriptSandbox({ timers });
+    try {
+      const loop = (code: string) => own.run({ organizationId: org, code, input: {}, timeoutMs: 100, memoryMb: 32 });
+      await expect(loop('while (true) {}')).rejects.toThrow(/timed out after 100 ms/);
+      await expect(loop('await null; while (true) {}')).rejects.toThrow(/timed out after 100 ms/);
+      expect(
+        await own.run({ organizationId: org, code: 'return "alive"', input: {}, timeoutMs: 100, memoryMb: 32 }),
+      ).toBe('alive');
+    } finally {
+      own.dispose();
+    }
+  });
+
+  test("a runaway past its guard gets its isolate reset, and the organization's run waiting on it is told why", async () => {
+    const timers = new ManualTimers();
+    const own = new ScriptSandbox({ timers });
+    try {
+      const start = (code: string, timeoutMs: number) => {
+        const result = own.run({ organizationId: org, code, input: {}, timeoutMs, memoryMb: 32 });
+        result.catch(() => undefined);
+        return result;
+      };
+      // On the isolate first, waiting (not spinning): its deadline is the later one.
+      const waiting = start('await new Promise(() => {})', 120_000);
+      await waitUntil(() => own.runningScripts === 1);
+      // isolated-vm's own 60 s timeout is real time: only the guard on the test clock stops it here.
+      const runaway = start('while (true) {}', 60_000);
+      await waitUntil(() => own.runningScripts === 2);
+
+      timers.advance(60_050);
+      await expect(runaway).rejects.toThrow(/timed out after 60000 ms/);
+      // The spin check waits for the waiting run's deadline, then samples the isolate's CPU time...
+      timers.advance(120_001 - 60_050);
+      // ...which grows only while the runaway really spins: let it have the CPU for a moment.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // 25 ms later on the test clock the check finds it spinning: before the waiting run's own guard (120 050).
+      timers.advance(25);
+      await expect(waiting).rejects.toThrow('script stopped: another script of this organization ran past its timeout');
+      // The organization's next run gets a fresh isolate.
+      expect(await start('return "alive"', 1000)).toBe('alive');
+    } finally {
+      own.dispose();
+    }
   });
 
   test('a script that allocates without bound is stopped and the sandbox stays healthy', async () => {

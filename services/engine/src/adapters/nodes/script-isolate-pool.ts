@@ -57,6 +57,13 @@ export class IsolatePool {
     return this.liveMb;
   }
 
+  /** Runs whose code is on an isolate now (not those still compiling): tests wait on it to order their runs. */
+  get runningScripts(): number {
+    let running = 0;
+    for (const warm of [...this.warm.values(), ...this.retired]) running += warm.executing.size;
+    return running;
+  }
+
   /** The organization's isolate, held for one run until `release`. */
   acquire(organizationId: string, memoryMb: number): WarmIsolate {
     const { maxMemoryMb } = this.limits;

@@ -21,6 +21,27 @@ export interface ScriptRun {
   signal?: AbortSignal;
 }
 
+/** A timer of the sandbox; `unref` lets a background check not hold the process open. */
+export interface SandboxTimer {
+  unref(): unknown;
+}
+
+/**
+ * The sandbox's clock and timers. Injectable because its stops race: the spin check (25 ms) must
+ * beat the guard (timeout + 50 ms) for the isolate-reset message, so tests fire them in order.
+ */
+export interface SandboxTimers {
+  now(): number;
+  setTimeout(callback: () => void, ms: number): SandboxTimer;
+  clearTimeout(timer: SandboxTimer): void;
+}
+
+const realTimers: SandboxTimers = {
+  now: () => Date.now(),
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (timer) => clearTimeout(timer as NodeJS.Timeout),
+};
+
 const MAX_CACHED_SCRIPTS = 500;
 const SPIN_CHECK_MS = 25;
 /** Default largest script result, as JSON text (WEFT_SCRIPT_OUTPUT_MAX_BYTES): it is stored in the execution's events. */
@@ -36,9 +57,11 @@ const parseOutput = (text: unknown): unknown => {
 export class ScriptSandbox {
   private readonly pool: IsolatePool;
   private readonly maxOutputChars: number;
+  private readonly timers: SandboxTimers;
 
-  constructor(options: { maxOutputChars?: number; isolates?: Partial<IsolateLimits> } = {}) {
+  constructor(options: { maxOutputChars?: number; isolates?: Partial<IsolateLimits>; timers?: SandboxTimers } = {}) {
     this.maxOutputChars = options.maxOutputChars ?? MAX_SCRIPT_OUTPUT_CHARS;
+    this.timers = options.timers ?? realTimers;
     this.pool = new IsolatePool(options.isolates);
   }
 
@@ -52,23 +75,28 @@ export class ScriptSandbox {
     return this.pool.liveMemoryMb;
   }
 
+  /** Runs whose code is on an isolate now. */
+  get runningScripts(): number {
+    return this.pool.runningScripts;
+  }
+
   async run({ organizationId, code, input, timeoutMs, memoryMb, signal }: ScriptRun): Promise<unknown> {
     let warm = this.pool.acquire(organizationId, memoryMb);
-    const slot = { deadline: Date.now() + timeoutMs };
+    const slot = { deadline: this.timers.now() + timeoutMs };
     let executing = false;
     let settled = false;
     let context: ivm.Context | undefined;
-    let timer: NodeJS.Timeout | undefined;
+    let timer: SandboxTimer | undefined;
     let onAbort: (() => void) | undefined;
     const stopped = (reason: ScriptError, reject: (error: ScriptError) => void): void => {
       reject(reason);
       // Code this run started may still spin on the isolate's thread; a run still queued holds nothing.
       const on = warm;
-      if (executing) setTimeout(() => this.discardIfSpinning(on), 0).unref();
+      if (executing) this.timers.setTimeout(() => this.discardIfSpinning(on), 0).unref();
     };
     // Armed before compiling: an isolate busy with a runaway would otherwise hold this run forever.
     const guard = new Promise<never>((_, reject) => {
-      timer = setTimeout(
+      timer = this.timers.setTimeout(
         () => stopped(new ScriptError(`script timed out after ${timeoutMs} ms`), reject),
         timeoutMs + 50,
       );
@@ -111,7 +139,7 @@ export class ScriptSandbox {
     } finally {
       settled = true;
       warm.executing.delete(slot);
-      clearTimeout(timer);
+      if (timer) this.timers.clearTimeout(timer);
       if (onAbort) signal?.removeEventListener('abort', onAbort);
       if (context && !warm.isolate.isDisposed) context.release();
       this.pool.release(warm);
@@ -147,17 +175,20 @@ export class ScriptSandbox {
   private discardIfSpinning(warm: WarmIsolate): void {
     if (warm.isolate.isDisposed) return;
     // Runs still within their own time may be what burns the CPU: check once they all are past it.
-    const latest = Math.max(Date.now(), ...[...warm.executing].map((run) => run.deadline));
-    if (latest > Date.now()) {
-      setTimeout(() => this.discardIfSpinning(warm), latest - Date.now() + 1).unref();
+    const now = this.timers.now();
+    const latest = Math.max(now, ...[...warm.executing].map((run) => run.deadline));
+    if (latest > now) {
+      this.timers.setTimeout(() => this.discardIfSpinning(warm), latest - now + 1).unref();
       return;
     }
     const before = warm.isolate.cpuTime;
-    setTimeout(() => {
-      if (warm.isolate.isDisposed || warm.isolate.cpuTime <= before) return;
-      warm.resetByRunaway = true;
-      this.pool.discard(warm);
-    }, SPIN_CHECK_MS).unref();
+    this.timers
+      .setTimeout(() => {
+        if (warm.isolate.isDisposed || warm.isolate.cpuTime <= before) return;
+        warm.resetByRunaway = true;
+        this.pool.discard(warm);
+      }, SPIN_CHECK_MS)
+      .unref();
   }
 
   private explain(error: unknown, warm: WarmIsolate, timeoutMs: number, memoryMb: number): Error {
