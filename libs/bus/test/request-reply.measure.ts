@@ -8,7 +8,6 @@ import { createLogger } from '@weft/observability';
  *   MEASURE_NATS_URL=nats://127.0.0.1:4244 node node_modules/jest/bin/jest.js --testRegex 'request-reply\.measure\.ts$'
  * MEASURE_BUS_SRC points at another copy of libs/bus/src to compare (default: this one).
  */
-const { NatsBus } = require(process.env.MEASURE_BUS_SRC ?? '../src/index.js') as typeof import('../src/index.js');
 const servers = process.env.MEASURE_NATS_URL ?? '';
 const SMALL_REQUESTS = Number(process.env.MEASURE_REQUESTS ?? 10_000);
 const LARGE_REPLIES = Number(process.env.MEASURE_LARGE_REPLIES ?? 20);
@@ -18,6 +17,9 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 
 test('request/reply latency and large-reply throughput', async () => {
   if (!servers) throw new Error('set MEASURE_NATS_URL');
+  const { NatsBus } = (await import(
+    process.env.MEASURE_BUS_SRC ?? '../src/index.js'
+  )) as typeof import('../src/index.js');
   const logger = createLogger('bus', { level: 'silent' });
   const [server, client] = [await NatsBus.connect({ servers, logger }), await NatsBus.connect({ servers, logger })];
   try {
