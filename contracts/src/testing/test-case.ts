@@ -55,6 +55,8 @@ export interface ValidationError {
 export interface ValidationResults {
   valid: boolean;
   errors: ValidationError[];
+  /** Violations beyond WEFT_TESTING_MAX_VIOLATIONS, counted but not listed. */
+  omittedErrors?: number;
 }
 
 /** A file reference found in the output. */
@@ -100,7 +102,10 @@ export interface TestRun {
   durationSeconds: number | null;
   durationMs: number | null;
   validationResults: ValidationResults | null;
+  /** The execution's output_data; null in lists when it was larger than WEFT_EVENT_VALUE_INLINE_MAX_BYTES. */
   actualOutput: unknown;
+  /** actualOutput was too large to keep in the run; GET /test-runs/:id reads it from the execution. */
+  actualOutputOmitted?: boolean;
   schemaErrors: string[];
   fileComparisonResults: FileComparisonResults | null;
   /** Why the run is `error` or `timeout`. */

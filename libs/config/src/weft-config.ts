@@ -107,6 +107,8 @@ export interface TestingConfig {
   batchMaxCases: number;
   /** Longest POST /test-runs/batch waits before answering 202 with the progress (WEFT_TESTING_BATCH_WAIT_SECONDS). */
   batchWaitSeconds: number;
+  /** Violations a test run keeps; the rest are counted in omittedErrors (WEFT_TESTING_MAX_VIOLATIONS). */
+  maxViolations: number;
 }
 
 export interface NatsConnectionConfig {
@@ -282,6 +284,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
       batchConcurrency: integer(env, 'WEFT_TESTING_BATCH_CONCURRENCY', 1, 1, 64),
       batchMaxCases: integer(env, 'WEFT_TESTING_BATCH_MAX_CASES', 1000, 1, 100_000),
       batchWaitSeconds: integer(env, 'WEFT_TESTING_BATCH_WAIT_SECONDS', 30, 0, 50),
+      maxViolations: integer(env, 'WEFT_TESTING_MAX_VIOLATIONS', 1000, 1, 100_000),
     },
     providers: {
       gmailApiUrl: optional(env, 'WEFT_GMAIL_API_URL'),

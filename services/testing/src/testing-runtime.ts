@@ -52,6 +52,8 @@ export class TestingRuntime {
       engine,
       clock,
       runTimeoutSeconds: config.testing.runTimeoutSeconds,
+      maxViolations: config.testing.maxViolations,
+      outputInlineMaxBytes: config.events.valueInlineMaxBytes,
     });
     const batches = new BatchRunner({
       store,

@@ -28,12 +28,13 @@ describe('judging a test run', () => {
     },
   };
   const expectations = { expectedOutputSchema: schema, expectedFiles: null, ignoreFields: [] as string[] };
+  const limits = { maxViolations: 1000 };
 
   it('names each violation by its exact JSONPath', () => {
     const output = {
       Out: { total: -1, invoice: { lines: [{ amount: 1 }, { amount: 2 }, { amount: -3 }] }, 'odd key': 5 },
     };
-    const outcome = judgeExecution({ status: 'completed', output, errorMessage: null }, expectations);
+    const outcome = judgeExecution({ status: 'completed', output, errorMessage: null }, expectations, limits);
     expect(outcome.status).toBe('failed');
     expect(outcome.validationResults?.valid).toBe(false);
     expect(outcome.validationResults?.errors.map((error) => error.path).sort()).toEqual(
@@ -47,6 +48,7 @@ describe('judging a test run', () => {
     const outcome = judgeExecution(
       { status: 'completed', output: { Out: { invoice: {} } }, errorMessage: null },
       expectations,
+      limits,
     );
     expect(outcome.validationResults?.errors).toEqual([
       { field: 'Out.total', message: 'is required', path: '$.Out.total' },
@@ -57,6 +59,7 @@ describe('judging a test run', () => {
     const outcome = judgeExecution(
       { status: 'completed', output: { '0': 'x' }, errorMessage: null },
       { ...expectations, expectedOutputSchema: { type: 'object', properties: { '0': { type: 'number' } } } },
+      limits,
     );
     expect(outcome.validationResults?.errors[0]?.path).toBe("$['0']");
   });
@@ -66,6 +69,7 @@ describe('judging a test run', () => {
     const outcome = judgeExecution(
       { status: 'completed', output, errorMessage: null },
       { ...expectations, ignoreFields: ['$.Out.total', '$.Out.invoice.lines[*]'] },
+      limits,
     );
     expect(outcome.validationResults).toEqual({ valid: true, errors: [] });
     expect(outcome.status).toBe('passed');
@@ -74,7 +78,7 @@ describe('judging a test run', () => {
 
   it('maps failed, cancelled, timed-out and still-running executions', () => {
     const judge = (status: 'failed' | 'cancelled' | 'timeout' | 'running') =>
-      judgeExecution({ status, output: null, errorMessage: 'boom' }, expectations).status;
+      judgeExecution({ status, output: null, errorMessage: 'boom' }, expectations, limits).status;
     expect([judge('failed'), judge('cancelled'), judge('timeout'), judge('running')]).toEqual([
       'error',
       'error',
@@ -94,6 +98,7 @@ describe('judging a test run', () => {
         ignoreFields: [],
         expectedFiles: { count: 2, files: [{ namePattern: 'report-*.pdf', minSize: 1000 }, { namePattern: '*.pdf' }] },
       },
+      limits,
     );
     expect(passed.status).toBe('passed');
     expect(passed.fileComparisonResults?.files.map((file) => file.actualFile?.name)).toEqual([
@@ -107,6 +112,7 @@ describe('judging a test run', () => {
         ignoreFields: [],
         expectedFiles: { count: 3, files: [{ namePattern: 'summary.pdf', minSize: 100 }, { namePattern: '*.csv' }] },
       },
+      limits,
     );
     expect(failed.status).toBe('failed');
     expect(failed.validationResults?.errors).toEqual([
@@ -127,5 +133,22 @@ describe('judging a test run', () => {
     expect(ignoreFieldProblem('Out.total')).toMatch(/starting with \$/);
     expect(ignoreFieldProblem('$..[?(@.x==1)]')).toMatch(/not a usable JSONPath/);
     expect(ignoreFieldProblem('$.Out.total')).toBeUndefined();
+  });
+
+  it('keeps at most maxViolations violations and counts the rest', () => {
+    const outcome = judgeExecution(
+      { status: 'completed', output: [1, 2, 3, 4, 5], errorMessage: null },
+      { expectedOutputSchema: { items: { type: 'string' } }, expectedFiles: null, ignoreFields: [] },
+      { maxViolations: 2 },
+    );
+    expect(outcome.validationResults).toEqual({
+      valid: false,
+      errors: [
+        { field: '[0]', message: 'must be string', path: '$[0]' },
+        { field: '[1]', message: 'must be string', path: '$[1]' },
+      ],
+      omittedErrors: 3,
+    });
+    expect(outcome.schemaErrors).toEqual(['$[0] must be string', '$[1] must be string']);
   });
 });

@@ -60,7 +60,8 @@ describe.each(WEFT_MODES)('testing service (%s)', (mode) => {
   beforeAll(async () => {
     gated = new GatedServer();
     await gated.start();
-    stack = await startTestingStack(mode);
+    // Small inline values: a large output stays in the execution record (and the engine's blob storage).
+    stack = await startTestingStack(mode, { WEFT_EVENT_VALUE_INLINE_MAX_BYTES: '4096' });
     processes.calc = await stack.createProcess(
       'Calc',
       [
@@ -265,6 +266,20 @@ describe.each(WEFT_MODES)('testing service (%s)', (mode) => {
       'photo.png is 12 bytes, below the minimum of 100',
       'no file matches *.csv',
     ]);
+  });
+
+  test('an output over the inline limit is not copied into the run; reading the run shows it from the execution', async () => {
+    const result = await run(
+      await createCase('calc', {
+        name: 'large output',
+        inputData: { a: 1, b: 1, lines: Array.from({ length: 300 }, (_, index) => ({ amount: index })) },
+        expectedOutputSchema: calcSchema,
+        ignoreFields: ['$.Out.stamp'],
+      }),
+    );
+    expect(result).toMatchObject({ status: 'passed', actualOutput: null, actualOutputOmitted: true });
+    const detail = await user()('GET', `/api/v1/test-runs/${result.id}`);
+    expect(detail.body.actualOutput.Out.invoice.lines).toHaveLength(300);
   });
 
   test('a mail process is tested with mail fields, no listener involved', async () => {

@@ -129,12 +129,10 @@ export class TestRunRequests {
     const run = id && UUID.test(id) ? await findTestRun(this.deps.db, id) : undefined;
     if (!run) throw notFound(`test run ${id ?? ''} not found`);
     assertVisible(actor, run, `test run ${id}`);
-    const nodeStates = await this.deps.engine
-      .get(run.executionId, run.organizationId)
-      .then((record) => record.node_states)
-      // No record when the engine refused the run before it started.
-      .catch(() => []);
-    return { status: 200, body: { ...run, nodeStates } };
+    // No record when the engine refused the run before it started.
+    const record = await this.deps.engine.get(run.executionId, run.organizationId).catch(() => undefined);
+    const actualOutput = run.actualOutputOmitted ? (record?.output_data ?? null) : run.actualOutput;
+    return { status: 200, body: { ...run, actualOutput, nodeStates: record?.node_states ?? [] } };
   }
 
   /** GET /test-runs/stats */

@@ -21,6 +21,10 @@ export interface TestRunnerDeps {
   clock: Clock;
   /** Longest a run waits for its execution; still running then means `timeout`. */
   runTimeoutSeconds: number;
+  /** Violations kept per run. */
+  maxViolations: number;
+  /** Larger outputs are not copied into the run's event (WEFT_EVENT_VALUE_INLINE_MAX_BYTES). */
+  outputInlineMaxBytes: number;
 }
 
 /** Runs one test case through the engine's work queue and records the judged outcome as events. */
@@ -54,7 +58,7 @@ export class TestRunner {
       };
       await this.deps.store.append(stream, [{ ...started, metadata }], { expectedVersion: 'no_stream' });
     }
-    const outcome = await this.execute(testCase, plan, startedAt);
+    const outcome = this.withinEventSize(await this.execute(testCase, plan, startedAt));
     const completedAt = this.deps.clock();
     const completed: TestRunEvent = {
       type: 'TestRunCompleted',
@@ -92,13 +96,21 @@ export class TestRunner {
       return judgeExecution(
         { status: 'failed', output: null, errorMessage: `the execution could not run: ${message}` },
         testCase,
+        this.deps,
       );
     }
     const errorMessage =
       record.status === 'running'
         ? `the execution was still running after ${this.deps.runTimeoutSeconds} s`
         : record.error_message;
-    return judgeExecution({ status: record.status, output: record.output_data, errorMessage }, testCase);
+    return judgeExecution({ status: record.status, output: record.output_data, errorMessage }, testCase, this.deps);
+  }
+
+  /** An output past the inline limit stays in the execution record only (GET /test-runs/:id reads it there). */
+  private withinEventSize(outcome: TestOutcome): TestOutcome {
+    const bytes = Buffer.byteLength(JSON.stringify(outcome.actualOutput ?? null));
+    if (bytes <= this.deps.outputInlineMaxBytes) return outcome;
+    return { ...outcome, actualOutput: null, actualOutputOmitted: true };
   }
 
   private async read(runId: string): Promise<TestRun> {

@@ -8,6 +8,8 @@ export interface TestOutcome {
   status: TestRunStatus;
   validationResults: ValidationResults | null;
   actualOutput: unknown;
+  /** The output was too large to keep in the run's event; it stays in the execution record. */
+  actualOutputOmitted?: boolean;
   schemaErrors: string[];
   fileComparisonResults: FileComparisonResults | null;
   errorMessage: string | null;
@@ -25,12 +27,21 @@ export interface Expectations {
   ignoreFields: readonly string[];
 }
 
+/** Violations kept per run (the rest counted): an output of a million bad rows must not make a million-entry event. */
+export interface JudgeLimits {
+  maxViolations: number;
+}
+
 /**
  * passed: the output (ignoreFields removed) matches the schema and the files match; failed: one
  * violation per mismatch; error: the execution failed or was cancelled; timeout: it timed out or
  * was still running when the test stopped waiting.
  */
-export function judgeExecution(execution: FinishedExecution, expectations: Expectations): TestOutcome {
+export function judgeExecution(
+  execution: FinishedExecution,
+  expectations: Expectations,
+  limits: JudgeLimits,
+): TestOutcome {
   if (execution.status === 'timeout' || execution.status === 'running') {
     return failedBeforeOutput('timeout', execution.output, execution.errorMessage ?? 'the execution timed out');
   }
@@ -47,12 +58,20 @@ export function judgeExecution(execution: FinishedExecution, expectations: Expec
   );
   const files = expectations.expectedFiles ? compareFiles(expectations.expectedFiles, checked) : undefined;
   const errors = [...schemaViolations, ...(files?.violations ?? [])];
+  const kept = errors.slice(0, limits.maxViolations);
+  const fileResults = files?.results;
   return {
     status: errors.length === 0 ? 'passed' : 'failed',
-    validationResults: { valid: errors.length === 0, errors },
+    validationResults: {
+      valid: errors.length === 0,
+      errors: kept,
+      ...(errors.length > kept.length ? { omittedErrors: errors.length - kept.length } : {}),
+    },
     actualOutput: execution.output,
-    schemaErrors: schemaViolations.map(describeViolation),
-    fileComparisonResults: files?.results ?? null,
+    schemaErrors: schemaViolations.slice(0, limits.maxViolations).map(describeViolation),
+    fileComparisonResults: fileResults
+      ? { ...fileResults, actualFiles: fileResults.actualFiles.slice(0, limits.maxViolations) }
+      : null,
     errorMessage: null,
   };
 }
