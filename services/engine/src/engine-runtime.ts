@@ -48,6 +48,8 @@ export interface EngineOptions {
   /** Lease renewal and orphan scan period; default leaseMs / 3. */
   maintenanceMs?: number;
   retryDelayMs?: (attempt: number) => number;
+  /** The wait before a scheduled retry; default a timer on `now` (tests move their clock instead of waiting). */
+  retrySleep?: (at: Date, signal: AbortSignal) => Promise<void>;
   /** Overrides WEFT_ERROR_WEBHOOK_* (tests). */
   errorWebhook?: ErrorWebhookOptions & Partial<ErrorWebhookPolicy>;
   /** The engine's clock; default the system clock (tests move it to wake parked waits). */
@@ -145,6 +147,7 @@ export class EngineRuntime {
       now: options.now,
       logger,
       retryDelayMs: options.retryDelayMs,
+      retrySleep: options.retrySleep,
       commit: deps.store instanceof PostgresEventStore ? postgresExecutionCommit(deps.store, leases) : undefined,
       slots: new ExecutionSlots(limitsOf(deps).maxRunningExecutions),
       leasesFollowEvents: ownCommit,

@@ -3,6 +3,7 @@ import {
   type ExecutionRecord,
   type ExecutionRequest,
   type NodeFailedData,
+  type NodeStartedData,
   type ExecutionRetryScheduledData,
 } from '@weft/contracts';
 import { findExecution } from '../src/projections/execution-queries.js';
@@ -33,9 +34,15 @@ describe.each(modes)('retries, timeouts and redelivered requests (%s)', (mode) =
       .body as ExecutionRecord;
 
   test('a failed attempt is retried after the default backoff: 1 s, then doubled', async () => {
-    // The harness forces 50 ms; this engine keeps the default.
-    harness = await startEngineHarness(mode, { retryDelayMs: undefined });
-    const process = harness.catalog.add(alwaysFailing().process({ organization_id: org, max_retries: 2 }));
+    // The harness forces 50 ms; this engine keeps the default. Its clock jumps to each retry's
+    // time instead of the test waiting for it (the backoff is read on that clock).
+    let offsetMs = 0;
+    const now = (): Date => new Date(Date.now() + offsetMs);
+    const retrySleep = async (at: Date): Promise<void> => {
+      offsetMs += Math.max(0, at.getTime() - now().getTime());
+    };
+    harness = await startEngineHarness(mode, { retryDelayMs: undefined, now, retrySleep });
+    const process = await harness.catalog.add(alwaysFailing().process({ organization_id: org, max_retries: 2 }));
     const record = await runToEnd(harness, process.id);
     expect(record).toMatchObject({ status: 'failed', attempt: 3 });
     const events = await harness.store.readStream(`execution-${record.id}`);
@@ -50,12 +57,22 @@ describe.each(modes)('retries, timeouts and redelivered requests (%s)', (mode) =
     expect(delays[0]).toBeLessThan(2000);
     expect(delays[1]).toBeGreaterThanOrEqual(2000);
     expect(delays[1]).toBeLessThan(3000);
+    // Each retry started no earlier than its time on that clock: the engine waited for it.
+    const retryAts = events
+      .filter((event) => event.type === 'ExecutionRetryScheduled')
+      .map((event) => Date.parse((event.data as ExecutionRetryScheduledData).retryAt));
+    const retriedStarts = events
+      .filter((event) => event.type === 'NodeStarted' && (event.data as NodeStartedData).attempt > 1)
+      .filter((event) => (event.data as NodeStartedData).nodeName === 'Down')
+      .map((event) => Date.parse((event.data as NodeStartedData).startedAt));
+    expect(retriedStarts).toHaveLength(2);
+    retriedStarts.forEach((startedAt, index) => expect(startedAt).toBeGreaterThanOrEqual(retryAts[index]!));
   });
 
   test('timeout_seconds counts from the start across retries', async () => {
     // Attempts fail at once and retries come 700 ms apart: only a deadline spanning the attempts is ever reached.
     harness = await startEngineHarness(mode, { retryDelayMs: () => 700 });
-    const process = harness.catalog.add(
+    const process = await harness.catalog.add(
       alwaysFailing().process({ organization_id: org, max_retries: 10, timeout_seconds: 1 }),
     );
     const record = await runToEnd(harness, process.id);
@@ -69,7 +86,7 @@ describe.each(modes)('retries, timeouts and redelivered requests (%s)', (mode) =
   test('a redelivered execution request starts no second execution', async () => {
     // One request at a time, so a request queued after the duplicates is handled after them.
     harness = await startEngineHarness(mode, { concurrency: 1 });
-    const process = harness.catalog.add(
+    const process = await harness.catalog.add(
       new GraphBuilder()
         .node('In', 'inputNode', { triggerType: 'manual' })
         .node('Out', 'outputNode')

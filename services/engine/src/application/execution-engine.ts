@@ -63,6 +63,8 @@ export interface ExecutionEngineDeps {
   now?: () => Date;
   /** Delay before retry `attempt` (2, 3 ...); default 1 s doubling, at most 60 s. */
   retryDelayMs?: (attempt: number) => number;
+  /** The wait before a scheduled retry; default a timer on `now` (an injected clock alone cannot shorten it). */
+  retrySleep?: (at: Date, signal: AbortSignal) => Promise<void>;
   /** Writes a group commit; default the store's appendMany (with the projection registered inline). */
   commit?: CommitBatch;
   /** True when `commit` takes and drops leases with ExecutionStarted and terminal events. */
@@ -498,7 +500,9 @@ export class ExecutionEngine {
         // A scheduled retry starts at its time, also when another engine resumed it.
         if (run.state.retryAt !== null) {
           try {
-            await sleepUntil(new Date(run.state.retryAt), this.now, controller.signal);
+            const retryAt = new Date(run.state.retryAt);
+            if (this.deps.retrySleep) await this.deps.retrySleep(retryAt, controller.signal);
+            else await sleepUntil(retryAt, this.now, controller.signal);
           } catch {
             reason = controller.signal.reason;
             break;
