@@ -29,12 +29,12 @@ describe('failing an execution whose events the database refused', () => {
     new AppendRefusedError('execution-x', [{ type: 'NodeCompleted', data }], sqlState, cause);
 
   test.each([
-    [{ nodeId: 'bad-1', outputData: { a: 'x\u0000' } }, 'output contains a NUL character at /a'],
+    [{ nodeId: g.id('Bad'), outputData: { a: 'x\u0000' } }, 'output contains a NUL character at /a'],
     [
-      { nodeId: 'bad-1', outputData: [{ 'k\u0000\ud800': 1 }] },
+      { nodeId: g.id('Bad'), outputData: [{ 'k\u0000\ud800': 1 }] },
       'output contains a NUL character in a member name at /0/k\ufffd\ufffd',
     ],
-    [{ nodeId: 'bad-1', outputData: '\udfff' }, 'output contains a lone surrogate, which'],
+    [{ nodeId: g.id('Bad'), outputData: '\udfff' }, 'output contains a lone surrogate, which'],
   ])('%j: the node and then the execution fail, naming the cause and quoting nothing refused', (data, cause) => {
     const commands = commandsAfterRefusedAppend(refused(data), graph, runningBad(), now);
     expect(commands.map((c) => c.type)).toEqual(['FailNode', 'FailExecution']);
@@ -48,7 +48,7 @@ describe('failing an execution whose events the database refused', () => {
 
   test('a refusal with nothing unstorable (a constraint) quotes the database message, made storable', () => {
     const commands = commandsAfterRefusedAppend(
-      refused({ nodeId: 'bad-1', outputData: { ok: 1 } }, '23514', new Error('violates check "c"\u0000')),
+      refused({ nodeId: g.id('Bad'), outputData: { ok: 1 } }, '23514', new Error('violates check "c"\u0000')),
       graph,
       runningBad(),
       now,
@@ -60,7 +60,7 @@ describe('failing an execution whose events the database refused', () => {
 
   test('a node that is not running is not failed again; the execution is', () => {
     const commands = commandsAfterRefusedAppend(
-      refused({ nodeId: 'bad-1', outputData: '\u0000' }),
+      refused({ nodeId: g.id('Bad'), outputData: '\u0000' }),
       graph,
       initialExecutionState(),
       now,
