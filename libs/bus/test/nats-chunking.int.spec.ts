@@ -82,6 +82,23 @@ describe('NatsBus chunking', () => {
     expect(decoded(second.data).status).toBe(408);
   });
 
+  it('refuses a chunk set that does not start with its first chunk or announces more chunks than its size allows', async () => {
+    const replica = await newBus();
+    const spec = request<object, object>(uniqueSubject(), [service], service);
+    let handled = false;
+    await replica.serve(spec, async () => ((handled = true), {}));
+    const send = (part: string, bytes: string) =>
+      raw.request(spec.subject, new TextEncoder().encode('{}'), {
+        timeout: 5_000,
+        headers: chunkHeaders({ 'weft-chunk': part, 'weft-chunk-id': randomUUID(), 'weft-chunk-bytes': bytes }),
+      });
+    for (const answer of [await send('2/2', '4'), await send('1/100000', '4')]) {
+      expect(answer.headers?.get('weft-problem')).toBe('1');
+      expect(decoded(answer.data).status).toBe(400);
+    }
+    expect(handled).toBe(false);
+  });
+
   it('drops the chunks of a reply nobody fetches, and says so to a late fetch', async () => {
     const replica = await newBus({ chunkTimeoutMs: 20 });
     const spec = request<object, { text: string }>(uniqueSubject(), [service], service);

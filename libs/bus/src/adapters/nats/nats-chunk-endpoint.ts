@@ -11,6 +11,7 @@ import {
   chunkPartOf,
   chunkSize,
   joinParts,
+  MIN_CHUNK_BYTES,
   payloadRoom,
   splitInto,
   type ChunkPart,
@@ -84,6 +85,15 @@ export class ChunkEndpoint {
       respondProblem(msg, messageTooLarge('request', bytes, this.limits.maxMessageBytes), this.logger);
       return;
     }
+    // Every chunk but the last is full, so more chunks than this could only be empty ones piling up.
+    if (part.index !== 1 || part.count > Math.ceil(bytes / MIN_CHUNK_BYTES) + 1 || msg.data.length === 0) {
+      respondProblem(
+        msg,
+        new ProblemError(400, 'A chunked request must start with its first, non-empty chunk.'),
+        this.logger,
+      );
+      return;
+    }
     const headers = Object.fromEntries(
       Object.entries(fromNatsHeaders(msg.headers)).filter(([name]) => !CHUNK_HEADER_NAMES.has(name)),
     );
@@ -141,7 +151,8 @@ export class ChunkEndpoint {
   private addRequestChunk(msg: Msg, part: ChunkPart): void {
     const set = this.incoming.touch(part.id);
     const received = (set?.received ?? 0) + msg.data.length;
-    if (!set || part.index !== set.parts.length + 1 || part.count !== set.count || received > set.bytes) {
+    const misplaced = !set || part.index !== set.parts.length + 1 || part.count !== set.count;
+    if (misplaced || msg.data.length === 0 || received > set.bytes) {
       this.incoming.delete(part.id);
       respondProblem(msg, expired('request'), this.logger);
       return;

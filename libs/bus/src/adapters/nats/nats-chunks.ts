@@ -19,7 +19,7 @@ export const CHUNK_HEADER = {
 /** Room kept in each message for the chunk headers, beside the message's own headers. */
 const CHUNK_HEADER_ROOM = 512;
 /** Below this, chunking would only make thousands of tiny messages: the server is misconfigured. */
-const MIN_CHUNK_BYTES = 1024;
+export const MIN_CHUNK_BYTES = 1024;
 
 export interface ChunkPart {
   index: number;
