@@ -151,14 +151,9 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
             validateUrlText(call);
             authorize(route, actor, call.params);
             validateBody(route, call.body);
-            const uploads = (request as MultipartRequest).isMultipart()
-              ? await takeUploads(
-                  route.acceptsUploads === true,
-                  request as MultipartRequest,
-                  options.uploads.blobs,
-                  actor,
-                  call,
-                )
+            const multipart = request as MultipartRequest;
+            const uploads = multipart.isMultipart()
+              ? await takeUploads(route.acceptsUploads === true, multipart, options.uploads.blobs, actor, call)
               : [];
             const answer = await binding.handle(call, actor, request).catch(async (error: unknown) => {
               await discardUploads(options.uploads.blobs, uploads);
