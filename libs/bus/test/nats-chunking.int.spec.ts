@@ -1,7 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, headers, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
-import { engineHttp, ProblemError, request, workQueue, type HttpCall, type ServiceName } from '@weft/contracts';
+import {
+  engineHttp,
+  engineQueues,
+  ProblemError,
+  request,
+  workQueue,
+  type ExecutionRequest,
+  type HttpCall,
+  type ServiceName,
+} from '@weft/contracts';
 import { createLogger } from '@weft/observability';
 import {
   NATS_SERVICE_USERS,
@@ -152,7 +161,7 @@ describe('NatsBus chunking', () => {
       SMALL_MAX_PAYLOAD,
       Object.fromEntries(users.map((user) => [natsPasswordVariable(user), passwords[user]!])),
     );
-    const as = (user: 'gateway' | 'engine') =>
+    const as = (user: 'gateway' | 'engine' | 'trigger') =>
       NatsBus.connect({
         servers: authorized.url,
         logger,
@@ -160,7 +169,7 @@ describe('NatsBus chunking', () => {
         inboxPrefix: natsInboxPrefix(user),
         connection: { maxReconnectAttempts: 0 },
       });
-    const [engine, gateway] = [await as('engine'), await as('gateway')];
+    const [engine, gateway, trigger] = [await as('engine'), await as('gateway'), await as('trigger')];
     try {
       await engine.serve(engineHttp.getExecution, async (call: HttpCall) => ({
         status: 200,
@@ -170,7 +179,25 @@ describe('NatsBus chunking', () => {
       const call = { method: 'GET', path: '/x', params: {}, query: {}, headers: {}, body } as unknown as HttpCall;
       const reply = await gateway.request(engineHttp.getExecution, call, { timeoutMs: 60_000 });
       expect(reply).toEqual({ status: 200, body: { echoed: body, padding: 'z'.repeat(MB) } });
+
+      // A work message: the trigger stores its chunks, the engine reads and removes them.
+      const work: ExecutionRequest = {
+        executionId: randomUUID(),
+        processId: 'p',
+        organizationId: 'o',
+        inputData: { text: 'w'.repeat(MB) },
+        source: 'trigger',
+        requestedAt: new Date().toISOString(),
+      };
+      let taken!: (request: ExecutionRequest) => void;
+      const received = new Promise<ExecutionRequest>((resolve) => (taken = resolve));
+      await engine.consume(engineQueues.executionRequests, { durable: 'engine-executions' }, async (message) =>
+        taken(message.payload),
+      );
+      await trigger.enqueue(engineQueues.executionRequests, work, { msgId: work.executionId });
+      expect(await received).toEqual(work);
     } finally {
+      await trigger.close();
       await gateway.close();
       await engine.close();
       await authorized.stop();
