@@ -34,4 +34,9 @@ export const catalogInternal = {
     { schemaId: string; dataBlockId: string; organizationId: string },
     { schemaId: string; dataBlockId: string; jsonSchema: unknown }
   >('weft.catalog.internal.schema.data-block', ['trigger'], 'process-catalog'),
+  /** Named data blocks of a schema with their JSON schemas, for the engine's schematization node. 404 problem when unknown or another org's. */
+  getSchemaDataBlocks: request<
+    { schemaId: string; organizationId: string; names: string[] },
+    { schemaId: string; dataBlocks: { id: string; name: string; jsonSchema: unknown }[] }
+  >('weft.catalog.internal.schema.data-blocks', ['engine'], 'process-catalog'),
 };

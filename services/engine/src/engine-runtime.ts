@@ -9,8 +9,11 @@ import { HttpErrorWebhookSender, type ErrorWebhookOptions } from './adapters/htt
 import { BusProcessDirectory } from './adapters/nats/catalog-directory.js';
 import { consumeExecutionRequests } from './adapters/nats/execution-request-consumer.js';
 import { createNodePalette, type NodePalette } from './adapters/nodes/node-palette.js';
+import { nodeFileSource } from './adapters/nodes/node-files.js';
 import { createBlobStorage, type BlobStorage } from '@weft/blob-storage';
 import { blobStorageSink } from './adapters/nodes/blob-storage-sink.js';
+import { busDataBlockSchemas } from './adapters/nodes/data-block-schemas.js';
+import { blobStorageModels } from './adapters/nodes/onnx-models.js';
 import { blobValueStore } from './adapters/blob-value-store.js';
 import { registerExecutionUpcasters } from './domain/execution/upcasters.js';
 import type { BlobSink } from './adapters/nodes/integration-node.js';
@@ -96,10 +99,14 @@ export class EngineRuntime {
     const values = blobValueStore(valueBlobs);
     const palette = createNodePalette({
       blobs,
+      files: nodeFileSource(valueBlobs, deps.config.mediaNodes.fileMaxBytes),
       blockPrivate: deps.config.outboundBlockPrivate,
       limits: deps.config.events,
       httpResponseMaxBytes: deps.config.httpResponseMaxBytes,
       serviceDatabaseUrl: deps.config.databaseUrl,
+      dataBlocks: busDataBlockSchemas(deps.bus),
+      modelBlobs: blobStorageModels(valueBlobs),
+      models: deps.config.models,
       scriptIsolates: {
         maxMemoryMb: limitsOf(deps).scriptMaxMemoryMb,
         maxWarmIsolates: limitsOf(deps).scriptMaxWarmIsolates,

@@ -71,6 +71,22 @@ export class CatalogInternalController {
     return { schemaId: request.schemaId, dataBlockId: request.dataBlockId, jsonSchema: block.jsonSchema };
   }
 
+  /** The named data blocks of a schema (those not in it are left out), for the engine's schematization node. */
+  @MessagePattern(catalogInternal.getSchemaDataBlocks.subject)
+  async getSchemaDataBlocks(
+    @Payload() request: { schemaId: string; organizationId: string; names: string[] },
+  ): Promise<{ schemaId: string; dataBlocks: { id: string; name: string; jsonSchema: unknown }[] }> {
+    const schema = await this.app.schemas.find(request.schemaId);
+    if (schema?.organizationId !== request.organizationId) throw notFound(`schema ${request.schemaId} not found`);
+    const wanted = new Set(request.names);
+    return {
+      schemaId: request.schemaId,
+      dataBlocks: schema.dataBlocks
+        .filter((block) => wanted.has(block.name))
+        .map((block) => ({ id: block.id, name: block.name, jsonSchema: block.jsonSchema })),
+    };
+  }
+
   @MessagePattern(catalogInternal.getConnectionSecret.subject)
   async getConnectionSecret(
     @Payload() request: { connectionId: string; organizationId: string },

@@ -82,6 +82,15 @@ function schemaFindings(node: GraphNode, schemas: ReadonlyMap<string, KnownSchem
       if (!schema.dataBlocks.some((block) => block.name === name)) {
         findings.push(finding(`data block "${String(name)}" is not in schema ${schema.id}`));
       }
+      const mappings = node.config.mappings;
+      if (
+        node.config.mode === 'mapping' &&
+        mappings !== null &&
+        typeof mappings === 'object' &&
+        !(String(name) in mappings)
+      ) {
+        findings.push(finding(`data block "${String(name)}" has no mapping`));
+      }
     }
   }
   return findings;

@@ -1,0 +1,155 @@
+import type { DecryptedConnection } from '@weft/contracts';
+import { NodeFailure } from '../../domain/nodes/node-executor.js';
+import { readCappedBody, ResponseTooLargeError } from '../http/capped-body.js';
+import { guardedFetch, OutboundBlockedError, type OutboundGuard } from '../http/outbound-guard.js';
+
+/**
+ * An OpenAI-compatible API (`POST {baseUrl}/chat/completions`, `/embeddings`) reached through the
+ * outbound guard with a capped response, on an `llm` connection `{baseUrl, apiKey, model?}`.
+ * Errors name the endpoint and the answer, never the key.
+ */
+export interface LlmUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+export interface ChatMessage {
+  role: string;
+  content: string;
+}
+
+export interface LlmCallOptions {
+  signal: AbortSignal;
+  timeoutMs: number;
+}
+
+export interface LlmClientOptions {
+  guard: OutboundGuard;
+  /** WEFT_HTTP_RESPONSE_MAX_BYTES. */
+  responseMaxBytes: number;
+}
+
+export const emptyUsage = (): LlmUsage => ({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
+
+export const addUsage = (total: LlmUsage, more: LlmUsage): LlmUsage => ({
+  prompt_tokens: total.prompt_tokens + more.prompt_tokens,
+  completion_tokens: total.completion_tokens + more.completion_tokens,
+  total_tokens: total.total_tokens + more.total_tokens,
+});
+
+const usageOf = (body: { usage?: Partial<LlmUsage> }): LlmUsage => ({
+  prompt_tokens: Number(body.usage?.prompt_tokens ?? 0),
+  completion_tokens: Number(body.usage?.completion_tokens ?? 0),
+  total_tokens: Number(body.usage?.total_tokens ?? 0),
+});
+
+export class LlmEndpoint {
+  readonly baseUrl: string;
+  private readonly apiKey: string;
+  readonly defaultModel: string | undefined;
+
+  constructor(
+    connection: DecryptedConnection,
+    private readonly options: LlmClientOptions,
+  ) {
+    if (connection.type !== 'llm') {
+      throw new NodeFailure(`connection "${connection.name}" is of type ${connection.type}, not llm`);
+    }
+    const { baseUrl, apiKey, model } = connection.data;
+    if (typeof baseUrl !== 'string' || baseUrl === '') {
+      throw new NodeFailure(`llm connection "${connection.name}" has no baseUrl`);
+    }
+    this.baseUrl = baseUrl.replace(/\/+$/, '');
+    this.apiKey = typeof apiKey === 'string' ? apiKey : '';
+    this.defaultModel = typeof model === 'string' && model !== '' ? model : undefined;
+  }
+
+  modelOr(model: string | undefined): string {
+    const chosen = model ?? this.defaultModel;
+    if (!chosen) throw new NodeFailure('no model: set `model` on the node or on its llm connection');
+    return chosen;
+  }
+
+  async chat(
+    request: { model: string; messages: ChatMessage[]; responseSchema?: unknown },
+    call: LlmCallOptions,
+  ): Promise<{ text: string; usage: LlmUsage }> {
+    const body: Record<string, unknown> = { model: request.model, messages: request.messages };
+    if (request.responseSchema !== undefined) {
+      body.response_format = {
+        type: 'json_schema',
+        json_schema: { name: 'response', schema: request.responseSchema, strict: true },
+      };
+    }
+    const answer = (await this.post('/chat/completions', body, call)) as {
+      choices?: { message?: { content?: unknown } }[];
+      usage?: Partial<LlmUsage>;
+    };
+    const content = answer.choices?.[0]?.message?.content;
+    if (typeof content !== 'string')
+      throw new NodeFailure(`${this.baseUrl}/chat/completions answered without a message`);
+    return { text: content, usage: usageOf(answer) };
+  }
+
+  async embeddings(
+    request: { model: string; input: string | string[] },
+    call: LlmCallOptions,
+  ): Promise<{ embeddings: number[][]; usage: LlmUsage }> {
+    const answer = (await this.post('/embeddings', { model: request.model, input: request.input }, call)) as {
+      data?: { index?: number; embedding?: unknown }[];
+      usage?: Partial<LlmUsage>;
+    };
+    if (!Array.isArray(answer.data)) throw new NodeFailure(`${this.baseUrl}/embeddings answered without data`);
+    const ordered = [...answer.data].sort((a, b) => Number(a.index ?? 0) - Number(b.index ?? 0));
+    return {
+      embeddings: ordered.map((item) => (Array.isArray(item.embedding) ? item.embedding : [])),
+      usage: usageOf(answer),
+    };
+  }
+
+  private async post(path: string, body: unknown, call: LlmCallOptions): Promise<unknown> {
+    const target = `${this.baseUrl}${path}`;
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      throw new NodeFailure(`invalid llm baseUrl "${this.baseUrl}"`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new NodeFailure(`unsupported llm baseUrl scheme ${url.protocol}`);
+    }
+    const timeout = AbortSignal.timeout(call.timeoutMs);
+    try {
+      const response = await guardedFetch(
+        url,
+        {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}),
+          },
+          body: JSON.stringify(body),
+          signal: AbortSignal.any([call.signal, timeout]),
+        },
+        this.options.guard,
+      );
+      const text = new TextDecoder().decode(await readCappedBody(response, this.options.responseMaxBytes));
+      if (response.status >= 400) {
+        throw new NodeFailure(`POST ${target} answered ${response.status}: ${text.slice(0, 500)}`);
+      }
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw new NodeFailure(`POST ${target} answered with a body that is not JSON: ${text.slice(0, 200)}`);
+      }
+    } catch (error) {
+      if (error instanceof NodeFailure || call.signal.aborted) throw error;
+      if (timeout.aborted) throw new NodeFailure(`POST ${target} timed out after ${call.timeoutMs} ms`);
+      if (error instanceof OutboundBlockedError || error instanceof ResponseTooLargeError) {
+        throw new NodeFailure(`POST ${target} failed: ${error.message}`);
+      }
+      throw new NodeFailure(`POST ${target} failed: ${String((error as Error).cause ?? error)}`);
+    }
+  }
+}

@@ -1,0 +1,75 @@
+import type { MlModelNodeConfig, OnnxModelConfig, OpenAiModelConfig } from '@weft/contracts';
+import { NodeFailure, type NodeExecutor, type NodeRunContext } from '../../domain/nodes/node-executor.js';
+import type { OutboundGuard } from '../http/outbound-guard.js';
+import type { JsonSchemaValidators } from './json-schema-validators.js';
+import { LlmEndpoint } from './llm-client.js';
+import type { OnnxModels } from './onnx-models.js';
+import { tensorInput, type TensorInput } from './onnx-tensors.js';
+import { raceAbort } from './race-abort.js';
+
+/**
+ * `provider: "openai"`: chat (optionally with a JSON schema the answer must meet) or embeddings on
+ * an OpenAI-compatible API; `provider: "onnx"`: one inference of an ONNX model on CPU, its session
+ * shared by every execution of the engine.
+ */
+export interface MlModelNodeOptions {
+  guard: OutboundGuard;
+  responseMaxBytes: number;
+  /** WEFT_MODEL_TIMEOUT_MS: a call's timeout when the node sets none. */
+  timeoutMs: number;
+  onnx: OnnxModels;
+  validators: JsonSchemaValidators;
+}
+
+export const mlModelNodeExecutor = (options: MlModelNodeOptions): NodeExecutor<MlModelNodeConfig> => ({
+  type: 'mlModelNode',
+  execute(config, _input, context) {
+    return config.provider === 'onnx' ? runOnnx(config, context, options) : runOpenAi(config, context, options);
+  },
+});
+
+async function runOpenAi(config: OpenAiModelConfig, context: NodeRunContext, options: MlModelNodeOptions) {
+  const endpoint = new LlmEndpoint(await context.connection(config.connectionId), {
+    guard: options.guard,
+    responseMaxBytes: options.responseMaxBytes,
+  });
+  const model = endpoint.modelOr(config.model);
+  const call = { signal: context.signal, timeoutMs: config.timeoutMs ?? options.timeoutMs };
+  if (config.operation === 'embeddings') {
+    return { output: await endpoint.embeddings({ model, input: config.input }, call) };
+  }
+  const { text, usage } = await endpoint.chat(
+    { model, messages: config.messages, responseSchema: config.responseSchema },
+    call,
+  );
+  if (config.responseSchema === undefined) return { output: { text, json: null, usage } };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new NodeFailure(`the model's answer is not the JSON its responseSchema asks for: ${text.slice(0, 200)}`);
+  }
+  const violations = options.validators.violations(config.responseSchema, json);
+  if (violations.length > 0) {
+    throw new NodeFailure(`the model's answer breaks its responseSchema: ${violations.join('; ')}`);
+  }
+  return { output: { text, json, usage } };
+}
+
+async function runOnnx(config: OnnxModelConfig, context: NodeRunContext, options: MlModelNodeOptions) {
+  const timeoutMs = config.timeoutMs ?? options.timeoutMs;
+  return raceAbort(context.signal, timeoutMs, `the ONNX model timed out after ${timeoutMs} ms`, async () => {
+    const model = await options.onnx.load(context.organizationId, config.model);
+    const missing = model.inputNames.filter((name) => !(name in config.inputs));
+    if (missing.length > 0) throw new NodeFailure(`the model needs inputs ${missing.join(', ')}`);
+    const feeds: Record<string, TensorInput> = {};
+    for (const [name, spec] of Object.entries(config.inputs)) {
+      if (!model.inputNames.includes(name)) {
+        throw new NodeFailure(`the model has no input "${name}" (its inputs: ${model.inputNames.join(', ')})`);
+      }
+      feeds[name] = tensorInput(name, spec);
+    }
+    const outputs = await options.onnx.run(model, feeds);
+    return { output: { outputs } };
+  });
+}

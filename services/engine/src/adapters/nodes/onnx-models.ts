@@ -1,0 +1,199 @@
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import { blobKeyOf, type BlobStorage } from '@weft/blob-storage';
+import type { FileReference } from '@weft/contracts';
+import { NodeFailure } from '../../domain/nodes/node-executor.js';
+import { ONNX_WORKER_SOURCE } from './onnx-worker-source.js';
+import type { TensorInput } from './onnx-tensors.js';
+
+/**
+ * ONNX models per engine, run in one worker thread that loads onnxruntime-node once: a model is
+ * loaded once (keyed by the SHA-256 of its bytes) and its session reused by every execution; at
+ * most WEFT_ONNX_MAX_CACHED_MODELS stay loaded, the least recently used released first. Model
+ * bytes come from the organization's blobs or a base64 `data:` URL. The worker keeps native
+ * inference off the event loop and its typed arrays in one realm.
+ */
+
+/** Reads a blob of the organization; undefined when absent. */
+export interface ModelBlobs {
+  read(key: string, maxBytes: number): Promise<Uint8Array | undefined>;
+}
+
+export interface OnnxModelsOptions {
+  blobs?: ModelBlobs;
+  /** WEFT_ONNX_MODEL_MAX_BYTES. */
+  maxModelBytes: number;
+  /** WEFT_ONNX_MAX_CACHED_MODELS. */
+  maxCachedModels: number;
+  /** The runtime package (tests name a missing one). */
+  runtimeModule?: string;
+}
+
+export interface LoadedModel {
+  key: string;
+  inputNames: string[];
+  outputNames: string[];
+}
+
+export type TensorOutputs = Record<string, { data: unknown[]; dims: number[] }>;
+
+export const ONNX_INSTALL_HINT =
+  'install onnxruntime-node (ONNXRUNTIME_NODE_INSTALL=skip pnpm add onnxruntime-node; its CPU binaries ship in the package)';
+
+const DATA_URL = /^data:[^,;]*(?:;[^,;]*)*;base64,/;
+
+type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void };
+
+export class OnnxModels {
+  private worker: Promise<Worker> | undefined;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+  /** Loaded models by key, least recently used first. */
+  private readonly loaded = new Map<string, Promise<LoadedModel>>();
+
+  constructor(private readonly options: OnnxModelsOptions) {}
+
+  /** The model, loaded now or reused. */
+  async load(organizationId: string, model: FileReference | string): Promise<LoadedModel> {
+    const worker = await this.started();
+    const bytes = await this.bytesOf(organizationId, model);
+    const key = createHash('sha256').update(bytes).digest('hex');
+    let loaded = this.loaded.get(key);
+    if (loaded) {
+      this.loaded.delete(key);
+    } else {
+      this.evictBeyond(this.options.maxCachedModels - 1);
+      loaded = (this.request(worker, { op: 'load', key, bytes }) as Promise<Omit<LoadedModel, 'key'>>).then(
+        (names) => ({ key, ...names }),
+        (error: Error) => {
+          this.loaded.delete(key);
+          throw new NodeFailure(`the model could not be loaded: ${error.message}`);
+        },
+      );
+    }
+    this.loaded.set(key, loaded);
+    return loaded;
+  }
+
+  async run(model: LoadedModel, feeds: Record<string, TensorInput>): Promise<TensorOutputs> {
+    const worker = await this.started();
+    try {
+      return (await this.request(worker, { op: 'run', key: model.key, feeds })) as TensorOutputs;
+    } catch (error) {
+      throw new NodeFailure(`the model failed: ${(error as Error).message}`);
+    }
+  }
+
+  get cachedModels(): number {
+    return this.loaded.size;
+  }
+
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = undefined;
+    this.loaded.clear();
+    if (worker) await (await worker.catch(() => undefined))?.terminate();
+  }
+
+  private evictBeyond(keep: number): void {
+    while (this.loaded.size > keep) {
+      const oldest = this.loaded.keys().next().value as string;
+      this.loaded.delete(oldest);
+      // Runs already sent finish first: the worker handles messages in order.
+      void this.worker?.then((worker) => this.request(worker, { op: 'release', key: oldest })).catch(() => undefined);
+    }
+  }
+
+  /** The worker, started on first use; a missing runtime fails every ONNX node with what to install. */
+  private started(): Promise<Worker> {
+    this.worker ??= this.startWorker().catch((error: unknown) => {
+      this.worker = undefined;
+      throw error;
+    });
+    return this.worker;
+  }
+
+  private async startWorker(): Promise<Worker> {
+    let runtimePath: string;
+    try {
+      runtimePath = createRequire(import.meta.url).resolve(this.options.runtimeModule ?? 'onnxruntime-node');
+    } catch {
+      throw new NodeFailure(`the ONNX runtime is not installed on this engine: ${ONNX_INSTALL_HINT}`);
+    }
+    const worker = new Worker(ONNX_WORKER_SOURCE, { eval: true, workerData: { runtimePath } });
+    worker.unref();
+    await new Promise<void>((resolve, reject) => {
+      worker.once('message', (message: { ready?: boolean; fatal?: boolean; message?: string }) => {
+        if (message.ready) return resolve();
+        void worker.terminate();
+        reject(new NodeFailure(`the ONNX runtime could not be loaded (${message.message}): ${ONNX_INSTALL_HINT}`));
+      });
+      worker.once('error', reject);
+    });
+    worker.on('message', (message: { id?: number; result?: unknown; error?: string }) => {
+      const waiting = message.id === undefined ? undefined : this.pending.get(message.id);
+      if (!waiting) return;
+      this.pending.delete(message.id as number);
+      if (message.error !== undefined) waiting.reject(new Error(message.error));
+      else waiting.resolve(message.result);
+    });
+    // A crashed worker fails what it was running; the next node starts a new one.
+    worker.on('exit', () => {
+      if (this.worker) this.worker = undefined;
+      this.loaded.clear();
+      for (const [id, waiting] of this.pending) {
+        this.pending.delete(id);
+        waiting.reject(new Error('the ONNX worker stopped'));
+      }
+    });
+    return worker;
+  }
+
+  private request(worker: Worker, message: Record<string, unknown>): Promise<unknown> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      worker.ref();
+      worker.postMessage({ ...message, id });
+    }).finally(() => {
+      if (this.pending.size === 0) worker.unref();
+    });
+  }
+
+  private async bytesOf(organizationId: string, model: FileReference | string): Promise<Uint8Array> {
+    const target = typeof model === 'string' ? model : model.url;
+    const max = this.options.maxModelBytes;
+    if (DATA_URL.test(target)) {
+      const encoded = target.slice(target.indexOf(',') + 1);
+      if (Math.floor((encoded.length * 3) / 4) > max) throw tooLarge(max);
+      return Buffer.from(encoded, 'base64');
+    }
+    let key: string;
+    try {
+      key = blobKeyOf(target);
+    } catch {
+      throw new NodeFailure(`model file "${target}" not found`);
+    }
+    // Blob keys carry their organization first, as the gateway's file routes check.
+    if (!key.startsWith(`${organizationId}/`) || !this.options.blobs) {
+      throw new NodeFailure(`model file "${target}" not found`);
+    }
+    const bytes = await this.options.blobs.read(key, max);
+    if (!bytes) throw new NodeFailure(`model file "${target}" not found`);
+    return bytes;
+  }
+}
+
+const tooLarge = (max: number): NodeFailure =>
+  new NodeFailure(`the model is larger than ${max} bytes (WEFT_ONNX_MODEL_MAX_BYTES)`);
+
+/** Model bytes from the engine's blob storage, refusing (before reading) one larger than the cap. */
+export const blobStorageModels = (storage: BlobStorage): ModelBlobs => ({
+  async read(key, maxBytes) {
+    const found = await storage.stat(key);
+    if (!found) return undefined;
+    if (found.size > maxBytes) throw tooLarge(maxBytes);
+    return storage.getBuffer(key);
+  },
+});

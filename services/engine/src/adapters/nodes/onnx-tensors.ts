@@ -1,0 +1,80 @@
+import type { OnnxTensorType } from '@weft/contracts';
+import { NodeFailure } from '../../domain/nodes/node-executor.js';
+
+/**
+ * Input tensors from node config (`{data, dims, type}`, data flat or nested), flattened and
+ * checked here; the ONNX worker turns them into tensors and its outputs back into plain arrays.
+ */
+export interface TensorSpec {
+  data: unknown;
+  dims: number[];
+  type?: OnnxTensorType;
+}
+
+/** Plain arrays: the runtime builds its typed arrays from them (typed arrays from another realm fail its checks). */
+export type TensorData = number[] | bigint[] | string[] | boolean[];
+
+export interface TensorInput {
+  type: OnnxTensorType;
+  data: TensorData;
+  dims: number[];
+}
+
+const flatten = (value: unknown): unknown[] => (Array.isArray(value) ? value.flatMap(flatten) : [value]);
+
+export function tensorInput(name: string, spec: TensorSpec): TensorInput {
+  const type = spec.type ?? 'float32';
+  const dims = spec.dims;
+  if (!Array.isArray(dims) || !dims.every((dim) => Number.isInteger(dim) && dim >= 0)) {
+    throw new NodeFailure(`input "${name}": dims must be non-negative integers`);
+  }
+  const values = flatten(spec.data);
+  const expected = dims.reduce((product, dim) => product * dim, 1);
+  if (values.length !== expected) {
+    throw new NodeFailure(
+      `input "${name}": dims [${dims.join(', ')}] need ${expected} values, data has ${values.length}`,
+    );
+  }
+  const wrong = (index: number, what: string): never => {
+    throw new NodeFailure(`input "${name}": value ${index} (${JSON.stringify(values[index])}) is not ${what}`);
+  };
+  switch (type) {
+    case 'float32':
+    case 'float64': {
+      const numbers = values.map((value, index) => (typeof value === 'number' ? value : wrong(index, 'a number')));
+      return { type, dims, data: numbers };
+    }
+    case 'int32':
+      return {
+        type,
+        dims,
+        data: values.map((value, index) =>
+          Number.isInteger(value) && Math.abs(value as number) <= 2 ** 31
+            ? (value as number)
+            : wrong(index, 'an int32'),
+        ),
+      };
+    case 'int64':
+      return {
+        type,
+        dims,
+        data: values.map((value, index) =>
+          Number.isSafeInteger(value) || (typeof value === 'string' && /^-?\d+$/.test(value))
+            ? BigInt(value as number | string)
+            : wrong(index, 'an integer'),
+        ),
+      };
+    case 'bool':
+      return {
+        type,
+        dims,
+        data: values.map((value, index) => (typeof value === 'boolean' ? value : wrong(index, 'a boolean'))),
+      };
+    case 'string':
+      return {
+        type,
+        dims,
+        data: values.map((value, index) => (typeof value === 'string' ? value : wrong(index, 'a string'))),
+      };
+  }
+}

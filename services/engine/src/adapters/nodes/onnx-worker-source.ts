@@ -1,0 +1,49 @@
+/**
+ * The ONNX worker thread's code (CommonJS, run with `eval`, so it needs no file next to the build).
+ * It loads onnxruntime-node with Node's own require, keeps one session per model key and answers
+ * `load`, `run` and `release` messages by id. Tensors cross as plain arrays.
+ */
+export const ONNX_WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+let ort;
+try {
+  ort = require(workerData.runtimePath);
+} catch (error) {
+  parentPort.postMessage({ fatal: true, code: error.code, message: String(error.message) });
+}
+const sessions = new Map();
+const plain = (value) =>
+  typeof value === 'bigint'
+    ? value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(value) : value.toString()
+    : value;
+const tensorOf = (spec) =>
+  new ort.Tensor(spec.type, spec.type === 'int64' ? BigInt64Array.from(spec.data) : spec.data, spec.dims);
+if (ort) parentPort.on('message', async (message) => {
+  try {
+    if (message.op === 'load') {
+      if (!sessions.has(message.key)) sessions.set(message.key, await ort.InferenceSession.create(message.bytes));
+      const session = sessions.get(message.key);
+      parentPort.postMessage({ id: message.id, result: { inputNames: session.inputNames, outputNames: session.outputNames } });
+    } else if (message.op === 'run') {
+      const session = sessions.get(message.key);
+      if (!session) throw new Error('the model is not loaded');
+      const feeds = {};
+      for (const [name, spec] of Object.entries(message.feeds)) feeds[name] = tensorOf(spec);
+      const results = await session.run(feeds);
+      const outputs = {};
+      for (const [name, tensor] of Object.entries(results)) {
+        outputs[name] = { data: Array.from(tensor.data, plain), dims: Array.from(tensor.dims) };
+      }
+      parentPort.postMessage({ id: message.id, result: outputs });
+    } else if (message.op === 'release') {
+      const session = sessions.get(message.key);
+      sessions.delete(message.key);
+      if (session) await session.release();
+      parentPort.postMessage({ id: message.id, result: null });
+    }
+  } catch (error) {
+    parentPort.postMessage({ id: message.id, error: String(error && error.message ? error.message : error) });
+  }
+});
+if (ort) parentPort.postMessage({ ready: true });
+`;

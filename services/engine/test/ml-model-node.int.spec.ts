@@ -1,0 +1,255 @@
+import type { DecryptedConnection } from '@weft/contracts';
+import { addModel } from '../src/bench/tiny-onnx-model.js';
+import { createNodePalette, type NodePalette } from '../src/adapters/nodes/node-palette.js';
+import { GraphBuilder } from './fixtures/graph-builder.js';
+import { startFakeLlm, type FakeLlm } from './support/fake-llm-server.js';
+import { pureExecutors, runInMemory } from './support/run-in-memory.js';
+import { waitUntil } from './support/wait-until.js';
+
+const modelUrl = `data:application/octet-stream;base64,${Buffer.from(addModel()).toString('base64')}`;
+
+describe('mlModelNode', () => {
+  let llm: FakeLlm;
+  let palette: NodePalette;
+  beforeAll(async () => {
+    llm = await startFakeLlm((body) =>
+      body.messages.some((m) => m.content.includes('as JSON')) ? '{"sentiment":"positive","score":0.9}' : 'Hello!',
+    );
+    palette = createNodePalette();
+  });
+  afterAll(async () => {
+    await palette.close();
+    await llm.close();
+  });
+
+  const connection = (baseUrl: string): DecryptedConnection => ({
+    id: 'llm-1',
+    organizationId: 'org',
+    type: 'llm',
+    name: 'local llm',
+    data: { baseUrl, apiKey: 'sk-test', model: 'tiny-chat' },
+  });
+
+  const run = async (
+    config: Record<string, unknown>,
+    data: unknown = {},
+    options: { signal?: AbortSignal; executors?: NodePalette['executors']; baseUrl?: string } = {},
+  ) => {
+    const g = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('Model', 'mlModelNode', config)
+      .edge('In', 'Model');
+    const executors = options.executors ?? palette.executors;
+    return runInMemory(g.snapshot(), g.id('In'), data, {
+      executors: pureExecutors(executors.get('mlModelNode')!),
+      connections: { 'llm-1': connection(options.baseUrl ?? llm.baseUrl) },
+      signal: options.signal,
+    });
+  };
+
+  test('onnx: runs a model built at test time on templated inputs and returns named output tensors', async () => {
+    const { outcome, listener } = await run(
+      {
+        provider: 'onnx',
+        model: modelUrl,
+        inputs: {
+          a: { data: '{{input["In"]["a"]}}', dims: [3] },
+          b: { data: [[10], [20], [30]], dims: [3], type: 'float32' },
+        },
+      },
+      { a: [1, 2, 3.5] },
+    );
+    expect(outcome.status).toBe('completed');
+    expect(listener.output('Model')).toEqual({ outputs: { sum: { data: [11, 22, 33.5], dims: [3] } } });
+  });
+
+  test('onnx: the model is loaded once per engine and reused by later runs', async () => {
+    const fresh = createNodePalette();
+    try {
+      for (const a of [1, 2, 3]) {
+        const { outcome } = await run(
+          { provider: 'onnx', model: modelUrl, inputs: { a: { data: [a], dims: [1] }, b: { data: [1], dims: [1] } } },
+          {},
+          { executors: fresh.executors },
+        );
+        expect(outcome.status).toBe('completed');
+      }
+      expect(fresh.cachedOnnxModels()).toBe(1);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  test('onnx: wrong dims, unknown inputs and a model that is not ONNX fail the node with the cause', async () => {
+    const badDims = await run({
+      provider: 'onnx',
+      model: modelUrl,
+      inputs: { a: { data: [1, 2], dims: [3] }, b: { data: [1, 2, 3], dims: [3] } },
+    });
+    expect(badDims.outcome).toMatchObject({ status: 'failed', error: 'input "a": dims [3] need 3 values, data has 2' });
+    const unknown = await run({
+      provider: 'onnx',
+      model: modelUrl,
+      inputs: { a: { data: [1], dims: [1] }, b: { data: [1], dims: [1] }, c: { data: [1], dims: [1] } },
+    });
+    expect(unknown.outcome).toMatchObject({ status: 'failed', error: 'the model has no input "c" (its inputs: a, b)' });
+    const garbage = await run({
+      provider: 'onnx',
+      model: `data:application/octet-stream;base64,${Buffer.from('not a model').toString('base64')}`,
+      inputs: { a: { data: [1], dims: [1] } },
+    });
+    expect(garbage.outcome).toMatchObject({ status: 'failed' });
+    expect((garbage.outcome as { error: string }).error).toMatch(/^the model could not be loaded: /);
+    const foreign = await run({
+      provider: 'onnx',
+      model: 'other-org/models/m.onnx',
+      inputs: { a: { data: [1], dims: [1] } },
+    });
+    expect(foreign.outcome).toMatchObject({
+      status: 'failed',
+      error: 'model file "other-org/models/m.onnx" not found',
+    });
+  });
+
+  test('onnx: a missing runtime fails the node saying what to install; other nodes are unaffected', async () => {
+    const missing = createNodePalette({ runtimes: { onnxModule: 'onnxruntime-node-not-installed' } });
+    try {
+      const { outcome } = await run(
+        { provider: 'onnx', model: modelUrl, inputs: { a: { data: [1], dims: [1] }, b: { data: [1], dims: [1] } } },
+        {},
+        { executors: missing.executors },
+      );
+      expect(outcome).toMatchObject({
+        status: 'failed',
+        error:
+          'the ONNX runtime is not installed on this engine: install onnxruntime-node (ONNXRUNTIME_NODE_INSTALL=skip pnpm add onnxruntime-node; its CPU binaries ship in the package)',
+      });
+      const chat = await run(
+        { provider: 'openai', connectionId: 'llm-1', operation: 'chat', messages: [{ role: 'user', content: 'hi' }] },
+        {},
+        { executors: missing.executors },
+      );
+      expect(chat.outcome.status).toBe('completed');
+    } finally {
+      await missing.close();
+    }
+  });
+
+  test('openai chat: templated messages, the connection key and model; text and usage out', async () => {
+    const { outcome, listener } = await run(
+      {
+        provider: 'openai',
+        connectionId: 'llm-1',
+        operation: 'chat',
+        messages: [{ role: 'user', content: 'Greet {{input["In"]["name"]}}' }],
+      },
+      { name: 'Ada' },
+    );
+    expect(outcome.status).toBe('completed');
+    expect(listener.output('Model')).toEqual({
+      text: 'Hello!',
+      json: null,
+      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+    });
+    const sent = llm.chatBodies().at(-1)!;
+    expect(sent).toEqual({ model: 'tiny-chat', messages: [{ role: 'user', content: 'Greet Ada' }] });
+  });
+
+  test('openai chat with responseSchema: sends it as json_schema and returns the parsed, validated JSON', async () => {
+    const responseSchema = {
+      type: 'object',
+      properties: { sentiment: { enum: ['positive', 'negative'] }, score: { type: 'number' } },
+      required: ['sentiment', 'score'],
+      additionalProperties: false,
+    };
+    const { outcome, listener } = await run({
+      provider: 'openai',
+      connectionId: 'llm-1',
+      model: 'other-model',
+      operation: 'chat',
+      messages: [{ role: 'user', content: 'Rate this as JSON' }],
+      responseSchema,
+    });
+    expect(outcome.status).toBe('completed');
+    expect(listener.output('Model')).toMatchObject({ json: { sentiment: 'positive', score: 0.9 } });
+    expect(llm.chatBodies().at(-1)).toMatchObject({
+      model: 'other-model',
+      response_format: { type: 'json_schema', json_schema: { schema: responseSchema } },
+    });
+    const refused = await run({
+      provider: 'openai',
+      connectionId: 'llm-1',
+      operation: 'chat',
+      messages: [{ role: 'user', content: 'Rate this as JSON' }],
+      responseSchema: { type: 'object', required: ['label'] },
+    });
+    expect(refused.outcome).toMatchObject({
+      status: 'failed',
+      error: "the model's answer breaks its responseSchema: / must have required property 'label'",
+    });
+  });
+
+  test('openai embeddings: one vector per input, in input order', async () => {
+    const { outcome, listener } = await run({
+      provider: 'openai',
+      connectionId: 'llm-1',
+      operation: 'embeddings',
+      input: ['a', 'bbb'],
+    });
+    expect(outcome.status).toBe('completed');
+    expect(listener.output('Model')).toEqual({
+      embeddings: [
+        [1, 0],
+        [3, 1],
+      ],
+      usage: { prompt_tokens: 2, completion_tokens: 0, total_tokens: 2 },
+    });
+  });
+
+  test('openai: an API error names the endpoint and status, never the key', async () => {
+    const { outcome } = await run(
+      { provider: 'openai', connectionId: 'llm-1', operation: 'chat', messages: [{ role: 'user', content: 'x' }] },
+      {},
+      { baseUrl: `${llm.url}/missing` },
+    );
+    expect(outcome).toMatchObject({ status: 'failed' });
+    const error = (outcome as { error: string }).error;
+    expect(error).toMatch(new RegExp(`^POST ${llm.url}/missing/chat/completions answered 404`));
+    expect(error).not.toContain('sk-test');
+  });
+
+  test('openai: timeoutMs fails the node when the API does not answer', async () => {
+    const { outcome } = await run(
+      {
+        provider: 'openai',
+        connectionId: 'llm-1',
+        operation: 'chat',
+        messages: [{ role: 'user', content: 'x' }],
+        timeoutMs: 100,
+      },
+      {},
+      { baseUrl: `${llm.url}/hang/v1` },
+    );
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      error: `POST ${llm.url}/hang/v1/chat/completions timed out after 100 ms`,
+    });
+  });
+
+  test('openai: cancelling the execution aborts the request in flight', async () => {
+    const controller = new AbortController();
+    const closedBefore = llm.closed;
+    const hangs = () => llm.requests.filter((r) => r.url.includes('/hang/')).length;
+    const hangsBefore = hangs();
+    const running = run(
+      { provider: 'openai', connectionId: 'llm-1', operation: 'chat', messages: [{ role: 'user', content: 'x' }] },
+      {},
+      { baseUrl: `${llm.url}/hang/v1`, signal: controller.signal },
+    );
+    await waitUntil(() => hangs() > hangsBefore);
+    controller.abort(new Error('cancelled'));
+    const { outcome } = await running;
+    expect(outcome.status).toBe('aborted');
+    await waitUntil(() => llm.closed > closedBefore);
+  });
+});
