@@ -266,6 +266,37 @@ describe.each(WEFT_MODES)('webhook trigger (%s)', (mode) => {
     expect((await as(org.key)('POST', hook(stopped), { n: 1 })).status).toBe(409);
   });
 
+  test('with several webhook input nodes ?inputNodeId picks one; without it the answer is 400', async () => {
+    const two = await createProcess(
+      'Two hooks',
+      [
+        webhookIn(),
+        { id: 'in2', type: 'inputNode', config: { label: 'Other', triggerType: 'webhook' } },
+        { id: 'out', type: 'outputNode', config: { label: 'Out' } },
+      ],
+      [
+        { source_node_id: 'in', target_node_id: 'out' },
+        { source_node_id: 'in2', target_node_id: 'out' },
+      ],
+    );
+    await start(two);
+    const unchosen = await as(org.key)('POST', hook(two), { n: 1 });
+    expect(unchosen.status).toBe(400);
+    expect(unchosen.body.errors[0].path).toBe('/query/inputNodeId');
+    const process = await as(org.key)('GET', `/api/v1/processes/by-id/${two}`);
+    const other = (process.body.nodes as { id: string; config: { label: string } }[]).find(
+      (node) => node.config.label === 'Other',
+    )!.id;
+    const chosen = await as(org.key)('POST', hook(two, `?inputNodeId=${other}`), { n: 2 });
+    expect(chosen.status).toBe(202);
+    let record = await as(org.key)('GET', `/api/v1/processes/execution/${chosen.body.execution_id}`);
+    for (let tries = 0; tries < 100 && record.status !== 200; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      record = await as(org.key)('GET', `/api/v1/processes/execution/${chosen.body.execution_id}`);
+    }
+    expect(record.body.trigger_node_id).toBe(other);
+  });
+
   test('the same Idempotency-Key twice starts one execution and answers the same', async () => {
     const key = randomUUID();
     const first = await as(org.key)('POST', hook(syncProcess), { n: 5 }, { 'idempotency-key': key });
