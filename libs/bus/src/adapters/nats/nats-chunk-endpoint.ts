@@ -36,12 +36,12 @@ interface IncomingRequest {
 }
 
 /** A whole request put together from its chunks, for the handler; `replyTo` is its last chunk. */
-export type AssembledRequest = (data: Uint8Array, headers: Record<string, string>, replyTo: Msg) => void;
+type AssembledRequest = (data: Uint8Array, headers: Record<string, string>, replyTo: Msg) => void;
 
 const CHUNK_HEADER_NAMES = new Set<string>(Object.values(CHUNK_HEADER));
 
 /** Sends a problem as the answer to `msg`; a failure here can only be logged (the caller times out). */
-export function respondProblem(msg: Msg, error: ProblemError, logger: Logger): void {
+function respondProblem(msg: Msg, error: ProblemError, logger: Logger): void {
   try {
     msg.respond(encodeJson(error.problem), { headers: toNatsHeaders({ [HEADER.problem]: '1' }) });
   } catch (failure) {
@@ -131,7 +131,7 @@ export class ChunkEndpoint {
     }
   }
 
-  async close(): Promise<void> {
+  close(): void {
     this.incoming.clear();
     this.outgoing.clear();
     if (!this.subscription.isClosed()) this.subscription.unsubscribe();

@@ -109,7 +109,7 @@ export function natsServe<Req, Res>(
     unsubscribe: async () => {
       if (!subscription.isClosed() && !nc.isClosed()) await subscription.drain();
       await inFlight.settled();
-      await chunks.close();
+      chunks.close();
     },
   };
 }
