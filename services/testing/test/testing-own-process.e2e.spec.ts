@@ -30,11 +30,13 @@ describe('the testing service as its own process under its NATS user', () => {
   let database: OwnDatabase;
   let baseUrl: string;
 
+  const started: Record<string, ChildProcess> = {};
   const start = (name: string, file: string, env: Record<string, string>): void => {
     const child = spawn(process.execPath, [file], { env: { ...process.env, NODE_OPTIONS: '', ...env }, stdio: 'pipe' });
     child.stdout?.on('data', (chunk: Buffer) => logs.push(`${name}: ${chunk.toString()}`));
     child.stderr?.on('data', (chunk: Buffer) => logs.push(`${name}: ${chunk.toString()}`));
     children.push(child);
+    started[name] = child;
   };
 
   beforeAll(async () => {
@@ -120,5 +122,30 @@ describe('the testing service as its own process under its NATS user', () => {
     const batch = await system('POST', '/api/v1/test-runs/batch', { processId });
     expect(batch.body).toMatchObject({ status: 'completed', total: 1, stats: { passed: 1 } });
     expect(logs.join('')).not.toMatch(/Permissions Violation/i);
+  });
+
+  test('without a testing service: export and fork still work, an import carrying test cases is refused unchanged', async () => {
+    const system = client(baseUrl, KEY);
+    const org = await system('POST', '/api/v1/organizations', { name: 'No testing' });
+    const created = await system('POST', `/api/v1/processes/by-org/${org.body.id}`, {
+      name: 'Alone',
+      nodes: [{ id: 'in', type: 'inputNode', config: { label: 'In', triggerType: 'webhook' } }],
+      edges: [],
+    });
+    const testing = started.testing!;
+    testing.kill('SIGTERM');
+    if (testing.exitCode === null) await new Promise((done) => testing.once('exit', done));
+    const exported = await system('GET', `/api/v1/processes/${created.body.id}/export`);
+    expect(exported.status).toBe(200);
+    expect(exported.body).not.toHaveProperty('testCases');
+    expect((await system('POST', `/api/v1/processes/fork/${created.body.id}`, { name: 'Fork' })).status).toBe(201);
+    const count = async () => (await system('GET', `/api/v1/processes/by-org/${org.body.id}`)).body.total as number;
+    const before = await count();
+    const refused = await system('POST', `/api/v1/processes/bulk-import/${org.body.id}`, {
+      ...exported.body,
+      testCases: [{ name: 'carried', inputNodeId: exported.body.nodes[0].id }],
+    });
+    expect(refused.status).toBe(503);
+    expect(await count()).toBe(before);
   });
 });

@@ -21,6 +21,7 @@ import { schemaStreamId, type DataBlock, type SchemaEvent } from '../domain/sche
 import { initialSchemaState } from '../domain/schema/state.js';
 import { sameJson } from '../domain/shared/same-json.js';
 import { isUuid } from '../domain/shared/uuid.js';
+import { assertTestCasesCanArrive, carryTestCases, testCasesOf } from './carried-test-cases.js';
 import type { CatalogApplication } from './catalog-application.js';
 import type { Caller } from './caller.js';
 import { assertOrganizationAccess } from './process-access.js';
@@ -45,6 +46,7 @@ export async function exportProcess(
   caller: Caller,
 ): Promise<ProcessDocument> {
   const { state, revision } = await app.queries.accessibleState(processId, caller);
+  const testCases = await testCasesOf(app, processId, state.organizationId);
   const schemaDependencies: Record<string, SchemaDependency> = {};
   for (const schemaId of referencedSchemaIds(state.nodes)) {
     const schema = await app.schemas.find(schemaId);
@@ -67,8 +69,8 @@ export async function exportProcess(
     edges: state.edges.map((edge) => ({ ...edge })),
     schemaDependencies,
     exportedFrom: { processId, organizationId: state.organizationId, revision, exportedAt: app.runtime.now() },
-    // Node ids are the document's node keys, so each case's inputNodeId stays as it is.
-    ...(app.testCases ? { testCases: await app.testCases.exportCases(processId, state.organizationId) } : {}),
+    // Absent when no testing service answers. Node ids are the document's node keys: inputNodeId stays.
+    ...(testCases ? { testCases } : {}),
   };
 }
 
@@ -347,31 +349,6 @@ async function planImport(
   return { processId, appends, testCases };
 }
 
-/** Hands the new process's test cases to the testing service (idempotent per process, so a retry adds none twice). */
-async function carryTestCases(
-  app: CatalogApplication,
-  processId: string,
-  organizationId: string,
-  testCases: ExportedTestCase[],
-  caller: Caller,
-): Promise<void> {
-  if (!app.testCases || testCases.length === 0) return;
-  try {
-    await app.testCases.importCases({
-      requestId: processId,
-      processId,
-      organizationId,
-      actor: { userId: caller.actor.userId, userName: caller.actor.userName },
-      testCases,
-    });
-  } catch (error) {
-    const reason = error instanceof ProblemError ? (error.problem.detail ?? error.message) : String(error);
-    throw new ProblemError(503, `process ${processId} was created, but its test cases were not stored: ${reason}`, {
-      processId,
-    });
-  }
-}
-
 /** Imports one document atomically: its new schemas and the process in one transaction. */
 export async function importProcess(
   app: CatalogApplication,
@@ -382,6 +359,7 @@ export async function importProcess(
 ): Promise<string> {
   assertOrganizationAccess(organizationId, caller);
   const plan = await planImport(app, organizationId, document, caller, prefix);
+  await assertTestCasesCanArrive(app, plan.testCases);
   try {
     await app.store.appendMany(plan.appends);
   } catch (error) {
@@ -411,7 +389,7 @@ export async function forkProcess(
     })),
   };
   // Read before the fork exists, so an unreachable testing service refuses the fork without a change.
-  const testCases = app.testCases ? await app.testCases.exportCases(processId, state.organizationId) : [];
+  const testCases = (await testCasesOf(app, processId, state.organizationId)) ?? [];
   const forkId = app.runtime.newId();
   await app.processes.execute(
     forkId,
