@@ -102,7 +102,9 @@ export const createVersionBodySchema: JsonSchema = {
 export const createConnectionBodySchema: JsonSchema = {
   type: 'object',
   properties: {
-    type: { enum: ['gmail-oauth', 'outlook-oauth', 'google-service-account', 'postgres', 'mysql', 'http'] },
+    type: {
+      enum: ['gmail-oauth', 'outlook-oauth', 'google-service-account', 'postgres', 'mysql', 'http', 'smtp', 'llm'],
+    },
     name: { type: 'string', minLength: 1, maxLength: 500 },
     data: { type: 'object' },
   },

@@ -51,7 +51,7 @@ export interface ProcessRecord {
 export interface DecryptedConnection {
   id: string;
   organizationId: string;
-  type: 'gmail-oauth' | 'outlook-oauth' | 'google-service-account' | 'postgres' | 'mysql' | 'http';
+  type: 'gmail-oauth' | 'outlook-oauth' | 'google-service-account' | 'postgres' | 'mysql' | 'http' | 'smtp' | 'llm';
   name: string;
   data: Record<string, unknown>;
 }

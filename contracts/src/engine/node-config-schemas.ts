@@ -14,6 +14,26 @@ const common = {
 
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
 
+/** A FileReference (node-configs.ts): what nodes pass files as. */
+const fileReference: JsonSchema = {
+  type: 'object',
+  required: ['name', 'url'],
+  properties: { name: { type: 'string' }, url: { type: 'string', minLength: 1 }, size: { type: 'number' } },
+};
+
+const addressList: JsonSchema = {
+  anyOf: [
+    { type: 'string', minLength: 1 },
+    { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
+  ],
+};
+
+/** A web automation step whose action is one of `actions` needs the `fields`. */
+const stepNeeds = (actions: string[], fields: string[]): JsonSchema => ({
+  if: { required: ['action'], properties: { action: { enum: actions } } },
+  then: { required: fields },
+});
+
 export const nodeConfigSchemas: Record<string, JsonSchema> = {
   inputNode: {
     type: 'object',
@@ -115,9 +135,10 @@ export const nodeConfigSchemas: Record<string, JsonSchema> = {
   },
   integrationNode: {
     type: 'object',
-    required: ['label', 'url'],
+    required: ['label'],
     properties: {
       ...common,
+      kind: { enum: ['http', 'email', 'webhook'] },
       method: { enum: HTTP_METHODS },
       url: { type: 'string', minLength: 1 },
       headers: { type: 'object' },
@@ -126,7 +147,173 @@ export const nodeConfigSchemas: Record<string, JsonSchema> = {
       connectionId: { type: 'string', minLength: 1 },
       timeoutMs: { type: 'integer', minimum: 1, maximum: 300000 },
       retries: { type: 'integer', minimum: 0, maximum: 10 },
+      to: templatable(addressList),
+      cc: templatable(addressList),
+      subject: { type: 'string' },
+      text: { type: 'string' },
+      html: { type: 'string' },
+      attachments: templatable({ type: 'array', items: templatable(fileReference) }),
+      secret: { type: 'string', minLength: 1 },
     },
+    allOf: [
+      {
+        if: { required: ['kind'], properties: { kind: { const: 'email' } } },
+        then: { required: ['connectionId', 'to', 'subject'] },
+      },
+      { if: { required: ['kind'], properties: { kind: { const: 'webhook' } } }, then: { required: ['url', 'secret'] } },
+      { if: { not: { required: ['kind'] } }, then: { required: ['url'] } },
+      { if: { required: ['kind'], properties: { kind: { const: 'http' } } }, then: { required: ['url'] } },
+    ],
+  },
+  ocrNode: {
+    type: 'object',
+    required: ['label', 'file'],
+    properties: {
+      ...common,
+      file: templatable(fileReference),
+      languages: {
+        type: 'array',
+        minItems: 1,
+        uniqueItems: true,
+        items: { type: 'string', pattern: '^[a-z][a-z_]{1,15}$' },
+      },
+      timeoutMs: { type: 'integer', minimum: 1, maximum: 600000 },
+    },
+  },
+  webAutomationNode: {
+    type: 'object',
+    required: ['label', 'steps'],
+    properties: {
+      ...common,
+      allowedHosts: { type: 'array', items: { type: 'string', minLength: 1, pattern: '^[^/:\\s]+$' } },
+      steps: {
+        type: 'array',
+        minItems: 1,
+        maxItems: 200,
+        items: {
+          type: 'object',
+          required: ['action'],
+          properties: {
+            action: {
+              enum: [
+                'goto',
+                'click',
+                'fill',
+                'select',
+                'waitFor',
+                'extractText',
+                'extractAttribute',
+                'screenshot',
+                'pdf',
+              ],
+            },
+            url: { type: 'string', minLength: 1 },
+            selector: { type: 'string', minLength: 1 },
+            value: { type: 'string' },
+            attribute: { type: 'string', minLength: 1 },
+            name: { type: 'string', minLength: 1, maxLength: 200 },
+            timeoutMs: { type: 'integer', minimum: 1, maximum: 300000 },
+          },
+          allOf: [
+            stepNeeds(['goto'], ['url']),
+            stepNeeds(['click', 'fill', 'select', 'waitFor', 'extractText', 'extractAttribute'], ['selector']),
+            stepNeeds(['fill', 'select'], ['value']),
+            stepNeeds(['extractText', 'extractAttribute'], ['name']),
+            stepNeeds(['extractAttribute'], ['attribute']),
+          ],
+        },
+      },
+    },
+  },
+  schematizationNode: {
+    type: 'object',
+    required: ['label', 'schemaId', 'selectedDataBlocks', 'mode'],
+    properties: {
+      ...common,
+      schemaId: { type: 'string', minLength: 1 },
+      selectedDataBlocks: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', minLength: 1 } },
+      mode: { enum: ['mapping', 'llm'] },
+      timeoutMs: { type: 'integer', minimum: 1, maximum: 600000 },
+    },
+    oneOf: [
+      {
+        required: ['mappings'],
+        properties: {
+          mode: { const: 'mapping' },
+          mappings: { type: 'object', additionalProperties: { type: 'string', minLength: 1 } },
+        },
+      },
+      {
+        required: ['connectionId', 'source'],
+        properties: {
+          mode: { const: 'llm' },
+          connectionId: { type: 'string', minLength: 1 },
+          instructions: { type: 'string' },
+          maxRepairs: { type: 'integer', minimum: 0, maximum: 10 },
+          model: { type: 'string', minLength: 1 },
+        },
+      },
+    ],
+  },
+  mlModelNode: {
+    type: 'object',
+    required: ['label', 'provider'],
+    properties: {
+      ...common,
+      provider: { enum: ['openai', 'onnx'] },
+      timeoutMs: { type: 'integer', minimum: 1, maximum: 600000 },
+    },
+    allOf: [
+      {
+        if: { required: ['provider'], properties: { provider: { const: 'openai' } } },
+        then: {
+          required: ['connectionId', 'operation'],
+          properties: {
+            connectionId: { type: 'string', minLength: 1 },
+            model: { type: 'string', minLength: 1 },
+            operation: { enum: ['chat', 'embeddings'] },
+            messages: templatable({
+              type: 'array',
+              minItems: 1,
+              items: {
+                type: 'object',
+                required: ['role', 'content'],
+                properties: { role: { enum: ['system', 'user', 'assistant'] } },
+              },
+            }),
+            responseSchema: { type: 'object' },
+            input: templatable({
+              anyOf: [{ type: 'string' }, { type: 'array', minItems: 1, items: { type: 'string' } }],
+            }),
+          },
+          allOf: [
+            { if: { properties: { operation: { const: 'chat' } } }, then: { required: ['messages'] } },
+            { if: { properties: { operation: { const: 'embeddings' } } }, then: { required: ['input'] } },
+          ],
+        },
+      },
+      {
+        if: { required: ['provider'], properties: { provider: { const: 'onnx' } } },
+        then: {
+          required: ['model', 'inputs'],
+          properties: {
+            model: { anyOf: [{ type: 'string', minLength: 1 }, fileReference] },
+            inputs: {
+              type: 'object',
+              minProperties: 1,
+              additionalProperties: {
+                type: 'object',
+                required: ['data', 'dims'],
+                properties: {
+                  dims: templatable({ type: 'array', items: { type: 'integer', minimum: 0 } }),
+                  type: { enum: ['float32', 'float64', 'int32', 'int64', 'bool', 'string'] },
+                },
+              },
+            },
+          },
+        },
+      },
+    ],
   },
   sqlNode: {
     type: 'object',

@@ -75,7 +75,11 @@ export interface WaitNodeConfig extends CommonNodeConfig {
   until?: string;
 }
 
-export interface IntegrationNodeConfig extends CommonNodeConfig {
+/** `kind` picks the integration: an HTTP request (default), an email over SMTP, or a signed webhook. */
+export type IntegrationNodeConfig = HttpIntegrationConfig | EmailIntegrationConfig | WebhookIntegrationConfig;
+
+export interface HttpIntegrationConfig extends CommonNodeConfig {
+  kind?: 'http';
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
   url: string;
   headers?: Record<string, unknown>;
@@ -85,6 +89,67 @@ export interface IntegrationNodeConfig extends CommonNodeConfig {
   connectionId?: string;
   timeoutMs?: number;
   retries?: number;
+}
+
+/** Sends one message through an `smtp` connection; attachments are file references. */
+export interface EmailIntegrationConfig extends CommonNodeConfig {
+  kind: 'email';
+  connectionId: string;
+  to: string | string[];
+  cc?: string | string[];
+  subject: string;
+  text?: string;
+  html?: string;
+  attachments?: FileReference[];
+  timeoutMs?: number;
+}
+
+/** POSTs `body` as JSON with `X-Weft-Signature: sha256=<hex HMAC-SHA256 of the exact bytes sent>`. */
+export interface WebhookIntegrationConfig extends CommonNodeConfig {
+  kind: 'webhook';
+  url: string;
+  body?: unknown;
+  secret: string;
+  timeoutMs?: number;
+  retries?: number;
+}
+
+export interface OcrNodeConfig extends CommonNodeConfig {
+  /** A file reference (usually a template to one). */
+  file: FileReference;
+  /** Tesseract language codes, each installed as `@tesseract.js-data/<code>`; default `["eng"]`. */
+  languages?: string[];
+  timeoutMs?: number;
+}
+
+export const WEB_AUTOMATION_ACTIONS = [
+  'goto',
+  'click',
+  'fill',
+  'select',
+  'waitFor',
+  'extractText',
+  'extractAttribute',
+  'screenshot',
+  'pdf',
+] as const;
+export type WebAutomationAction = (typeof WEB_AUTOMATION_ACTIONS)[number];
+
+export interface WebAutomationStep {
+  action: WebAutomationAction;
+  url?: string;
+  selector?: string;
+  value?: string;
+  attribute?: string;
+  /** Key in `extracted` (extract steps) or the file name (screenshot, pdf). */
+  name?: string;
+  timeoutMs?: number;
+}
+
+export interface WebAutomationNodeConfig extends CommonNodeConfig {
+  steps: WebAutomationStep[];
+  /** Host names the page may reach; empty = any the outbound guard allows. */
+  allowedHosts?: string[];
 }
 
 export interface SqlNodeConfig extends CommonNodeConfig {
@@ -112,4 +177,61 @@ export interface FileReference {
   url: string;
   size: number;
   contentType?: string;
+}
+
+/** Fills the selected data blocks of a process schema, each validated against the block's JSON schema. */
+export type SchematizationNodeConfig = SchematizationMappingConfig | SchematizationLlmConfig;
+
+interface SchematizationCommon extends CommonNodeConfig {
+  schemaId: string;
+  /** Data block names; each is an output handle carrying that block's data. */
+  selectedDataBlocks: string[];
+  timeoutMs?: number;
+}
+
+/** One JSONata expression per block, evaluated over the node's input; no model. */
+export interface SchematizationMappingConfig extends SchematizationCommon {
+  mode: 'mapping';
+  mappings: Record<string, string>;
+}
+
+/** A chat model through an `llm` connection fills every block; validation errors are fed back up to `maxRepairs` times. */
+export interface SchematizationLlmConfig extends SchematizationCommon {
+  mode: 'llm';
+  connectionId: string;
+  source: unknown;
+  instructions?: string;
+  maxRepairs?: number;
+  /** Overrides the connection's `model`. */
+  model?: string;
+}
+
+export type MlModelNodeConfig = OpenAiModelConfig | OnnxModelConfig;
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** An OpenAI-compatible API through an `llm` connection (`{baseUrl, apiKey, model?}`). */
+export type OpenAiModelConfig = CommonNodeConfig & {
+  provider: 'openai';
+  connectionId: string;
+  model?: string;
+  timeoutMs?: number;
+} & (
+    | { operation: 'chat'; messages: ChatMessage[]; responseSchema?: Record<string, unknown> }
+    | { operation: 'embeddings'; input: string | string[] }
+  );
+
+export const ONNX_TENSOR_TYPES = ['float32', 'float64', 'int32', 'int64', 'bool', 'string'] as const;
+export type OnnxTensorType = (typeof ONNX_TENSOR_TYPES)[number];
+
+/** An ONNX model (a file reference, a blob key of the organization, or a base64 `data:` URL) run on CPU. */
+export interface OnnxModelConfig extends CommonNodeConfig {
+  provider: 'onnx';
+  model: FileReference | string;
+  /** Input tensors by name: flat (or nested) `data`, its `dims`, its element `type` (default float32). */
+  inputs: Record<string, { data: unknown; dims: number[]; type?: OnnxTensorType }>;
+  timeoutMs?: number;
 }

@@ -50,6 +50,8 @@ export interface WeftConfig {
   httpResponseMaxBytes: number;
   /** Largest a node's config may grow with its templates resolved, in bytes of JSON; the node fails past it. */
   nodeConfigMaxBytes: number;
+  /** Files, OCR and browser nodes (docs/engine.md, "Files, OCR and web automation"). */
+  mediaNodes: MediaNodeLimits;
   s3?: { endpoint?: string; region: string; bucket: string; accessKeyId?: string; secretAccessKey?: string };
   /** Webhook and listener limits of the trigger service (docs/triggers.md). */
   triggers: TriggerConfig;
@@ -151,6 +153,23 @@ function engineDurability(env: NodeJS.ProcessEnv): EngineDurabilityConfig {
     errorWebhookMaxBackoffMs: integer(env, 'WEFT_ERROR_WEBHOOK_MAX_BACKOFF_MS', hour, 10, 7 * 24 * hour),
     errorWebhookMaxResponseBytes: integer(env, 'WEFT_ERROR_WEBHOOK_MAX_RESPONSE_BYTES', 64 * 1024, 0, 16 * 1024 * 1024),
   };
+}
+
+export interface MediaNodeLimits {
+  /** Largest file a node reads from blob storage (attachments, OCR input). */
+  fileMaxBytes: number;
+  /** OCR workers per engine (one process-wide pool; each holds a Tesseract instance). */
+  ocrWorkers: number;
+  /** Most PDF pages one OCR node renders. */
+  ocrMaxPages: number;
+  /** Default time limit of an OCR node. */
+  ocrTimeoutMs: number;
+  /** Chromium the web automation node drives (Debian's `chromium` package). */
+  chromiumPath: string;
+  /** Default time limit of each web automation step. */
+  browserStepTimeoutMs: number;
+  /** Web automation nodes running at once per engine (one browser context each). */
+  browserMaxContexts: number;
 }
 
 export interface EventLimitsConfig {
@@ -261,6 +280,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     events: eventLimits(env),
     engineDurability: engineDurability(env),
     httpResponseMaxBytes: integer(env, 'WEFT_HTTP_RESPONSE_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    mediaNodes: {
+      fileMaxBytes: integer(env, 'WEFT_NODE_FILE_MAX_BYTES', 50 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+      ocrWorkers: integer(env, 'WEFT_OCR_WORKERS', 1, 1, 64),
+      ocrMaxPages: integer(env, 'WEFT_OCR_MAX_PAGES', 50, 1, 10_000),
+      ocrTimeoutMs: integer(env, 'WEFT_OCR_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
+      chromiumPath: optional(env, 'WEFT_CHROMIUM_PATH') ?? '/usr/bin/chromium',
+      browserStepTimeoutMs: integer(env, 'WEFT_BROWSER_STEP_TIMEOUT_MS', 30_000, 100, 600_000),
+      browserMaxContexts: integer(env, 'WEFT_BROWSER_MAX_CONTEXTS', 4, 1, 256),
+    },
     nodeConfigMaxBytes: integer(env, 'WEFT_NODE_CONFIG_MAX_BYTES', 16 * 1024 * 1024, 1024, 512 * 1024 * 1024),
     s3: bucket
       ? {

@@ -10,6 +10,7 @@ import { BusProcessDirectory } from './adapters/nats/catalog-directory.js';
 import { consumeExecutionRequests } from './adapters/nats/execution-request-consumer.js';
 import { createNodePalette, type NodePalette } from './adapters/nodes/node-palette.js';
 import { nodeFileSource } from './adapters/nodes/node-files.js';
+import { nodeFileSource } from './adapters/nodes/node-files.js';
 import { createBlobStorage, type BlobStorage } from '@weft/blob-storage';
 import { blobStorageSink } from './adapters/nodes/blob-storage-sink.js';
 import { busDataBlockSchemas } from './adapters/nodes/data-block-schemas.js';
@@ -99,6 +100,7 @@ export class EngineRuntime {
     const values = blobValueStore(valueBlobs);
     const palette = createNodePalette({
       blobs,
+      files: nodeFileSource(valueBlobs, deps.config.mediaNodes.fileMaxBytes),
       files: nodeFileSource(valueBlobs, deps.config.mediaNodes.fileMaxBytes),
       blockPrivate: deps.config.outboundBlockPrivate,
       limits: deps.config.events,

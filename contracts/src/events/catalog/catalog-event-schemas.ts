@@ -172,7 +172,9 @@ export const catalogEventSchemas: Record<string, { schemaVersion: number; schema
     {
       connectionId: str,
       organizationId: str,
-      connectionType: { enum: ['gmail-oauth', 'outlook-oauth', 'google-service-account', 'postgres', 'mysql', 'http'] },
+      connectionType: {
+        enum: ['gmail-oauth', 'outlook-oauth', 'google-service-account', 'postgres', 'mysql', 'http', 'smtp', 'llm'],
+      },
       name: str,
       sealedData: sealedSecret,
       createdBy: str,

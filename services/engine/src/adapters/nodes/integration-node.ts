@@ -1,14 +1,18 @@
-import type { DecryptedConnection, FileReference, IntegrationNodeConfig } from '@weft/contracts';
+import type { DecryptedConnection, FileReference, HttpIntegrationConfig, IntegrationNodeConfig } from '@weft/contracts';
 import { NodeFailure, type NodeExecutor } from '../../domain/nodes/node-executor.js';
 import type { Response } from 'undici';
 import { readCappedBody, ResponseTooLargeError } from '../http/capped-body.js';
-import { guardedFetch, OutboundBlockedError, type OutboundGuard } from '../http/outbound-guard.js';
+import { guardedFetch, OutboundBlockedError, OutboundGuard } from '../http/outbound-guard.js';
+import { sendEmail } from './email-integration.js';
+import { nodeFileSource, type NodeFileSource } from './node-files.js';
+import { signedWebhookRequest } from './webhook-integration.js';
 
 /**
  * HTTP request node on Node's fetch: method, URL, headers, query, JSON/form/text body, auth from
  * an `http` connection, a timeout per attempt, retries on 5xx and 429 with exponential backoff
  * (Retry-After honoured). Bodies are read up to a byte cap. Binary responses are stored as blobs
- * and returned as file references.
+ * and returned as file references. `kind: "email"` sends through SMTP instead; `kind: "webhook"` is
+ * a POST of a JSON body signed with HMAC-SHA256.
  */
 export interface BlobSink {
   put(name: string, bytes: Uint8Array, contentType: string): Promise<FileReference>;
@@ -24,6 +28,8 @@ export interface IntegrationNodeOptions {
   responseMaxBytes?: number;
   /** First backoff step; doubled per retry. */
   backoffMs?: number;
+  /** Where email attachments are read from; data: urls only without one. */
+  files?: NodeFileSource;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -52,7 +58,7 @@ export function authHeaders(connection: DecryptedConnection): Record<string, str
   }
 }
 
-function buildBody(config: IntegrationNodeConfig, headers: Record<string, string>): string | undefined {
+function buildBody(config: HttpIntegrationConfig, headers: Record<string, string>): string | undefined {
   if (config.body === undefined || config.body === null || config.method === 'GET' || config.method === 'HEAD') {
     return undefined;
   }
@@ -101,7 +107,17 @@ const retryAfterMs = (header: string | null): number | undefined => {
 
 export const integrationNodeExecutor = (options: IntegrationNodeOptions = {}): NodeExecutor<IntegrationNodeConfig> => ({
   type: 'integrationNode',
-  async execute(config, _input, context) {
+  async execute(integration, _input, context) {
+    if (integration.kind === 'email') {
+      const guard = options.guard ?? new OutboundGuard({ blockPrivate: options.blockPrivate === true });
+      return {
+        output: await sendEmail(integration, context, { guard, files: options.files ?? nodeFileSource(undefined) }),
+      };
+    }
+    const webhook = integration.kind === 'webhook' ? signedWebhookRequest(integration) : undefined;
+    // A webhook is a POST whose body is already serialized (the signature covers those bytes).
+    const config: HttpIntegrationConfig =
+      integration.kind === 'webhook' ? { ...integration, kind: 'http', method: 'POST', body: undefined } : integration;
     let url: URL;
     try {
       url = new URL(config.url);
@@ -116,8 +132,8 @@ export const integrationNodeExecutor = (options: IntegrationNodeOptions = {}): N
     const headers: Record<string, string> = {};
     for (const [key, value] of Object.entries(config.headers ?? {})) headers[key.toLowerCase()] = asText(value);
     const credentials = config.connectionId ? authHeaders(await context.connection(config.connectionId)) : {};
-    Object.assign(headers, credentials);
-    const body = buildBody(config, headers);
+    Object.assign(headers, credentials, webhook?.headers);
+    const body = webhook ? webhook.body : buildBody(config, headers);
     const method = config.method ?? (body === undefined ? 'GET' : 'POST');
     const retries = config.retries ?? 2;
     const backoff = options.backoffMs ?? 200;

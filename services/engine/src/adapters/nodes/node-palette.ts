@@ -8,6 +8,7 @@ import { databaseNodeExecutor } from './database-node.js';
 import { OutboundGuard } from '../http/outbound-guard.js';
 import { ProtectedEndpoint, type Resolver } from '../http/protected-endpoint.js';
 import { integrationNodeExecutor, type BlobSink } from './integration-node.js';
+import type { NodeFileSource } from './node-files.js';
 import type { IsolateLimits } from './script-isolate-pool.js';
 import { ScriptSandbox } from './script-sandbox.js';
 import { scriptNodeExecutor } from './script-node.js';
@@ -23,6 +24,8 @@ export interface NodePalette {
 export function createNodePalette(
   options: {
     blobs?: BlobSink;
+    /** Reads the files node configs reference (email attachments, OCR input). */
+    files?: NodeFileSource;
     httpBackoffMs?: number;
     blockPrivate?: boolean;
     /** WEFT_HTTP_RESPONSE_MAX_BYTES. */
@@ -60,6 +63,7 @@ export function createNodePalette(
       backoffMs: options.httpBackoffMs,
       guard,
       responseMaxBytes: options.httpResponseMaxBytes,
+      files: options.files,
     }),
     sqlNodeExecutor(connections),
     databaseNodeExecutor(connections),

@@ -5,6 +5,8 @@ export const CONNECTION_TYPES = [
   'postgres',
   'mysql',
   'http',
+  'smtp',
+  'llm',
 ] as const;
 export type ConnectionType = (typeof CONNECTION_TYPES)[number];
 

@@ -43,11 +43,18 @@ function requirementsFor(type: NodeType, config: Record<string, unknown>): reado
     case 'waitNode':
       return [['seconds', 'until']];
     case 'integrationNode':
-      return [['method'], ['url']];
+      switch (config.kind) {
+        case 'email':
+          return [['connectionId'], ['to'], ['subject']];
+        case 'webhook':
+          return [['url'], ['secret']];
+        default:
+          return [['method'], ['url']];
+      }
     case 'webAutomationNode':
-      return [];
+      return [['steps']];
     case 'ocrNode':
-      return [];
+      return [['file']];
     default: {
       const unknownType: never = type;
       return unknownType;

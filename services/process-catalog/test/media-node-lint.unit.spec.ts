@@ -1,0 +1,40 @@
+import { lintProcess } from '../src/domain/lint/lint-process.js';
+import type { GraphNode } from '../src/domain/process/graph.js';
+
+const node = (type: string, config: Record<string, unknown>): GraphNode =>
+  ({ id: '00000000-0000-4000-8000-0000000000a1', type, config }) as GraphNode;
+
+const findings = (type: string, config: Record<string, unknown>): string[] =>
+  lintProcess({ nodes: [node(type, config)], edges: [] }, new Map())
+    .findings.filter(
+      (finding) => !['no-orphan-nodes', 'input-node-exists', 'output-node-exists'].includes(finding.check),
+    )
+    .map((finding) => `${finding.check}: ${finding.message}`);
+
+describe('lint of the email, webhook, OCR and web automation nodes', () => {
+  test('an email integration asks for its connection, recipients and subject, not a method or url', () => {
+    const found = findings('integrationNode', { label: 'Mail', kind: 'email' });
+    expect(found.join('\n')).toMatch(/connectionId/);
+    expect(found.join('\n')).toMatch(/subject/);
+    expect(found.join('\n')).not.toMatch(/method/);
+    expect(
+      findings('integrationNode', { label: 'Mail', kind: 'email', connectionId: 'c', to: 'a@x.test', subject: 's' }),
+    ).toEqual([]);
+  });
+
+  test('a webhook integration needs its url and secret', () => {
+    expect(findings('integrationNode', { label: 'Hook', kind: 'webhook', url: 'https://x.test' }).join('\n')).toMatch(
+      /secret/,
+    );
+  });
+
+  test('OCR and web automation nodes are checked against their config contracts', () => {
+    expect(findings('ocrNode', { label: 'Scan' }).join('\n')).toMatch(/file/);
+    expect(findings('webAutomationNode', { label: 'Browse', steps: [{ action: 'goto' }] }).join('\n')).toMatch(
+      /steps\/0 must have required property 'url'/,
+    );
+    expect(
+      findings('webAutomationNode', { label: 'Browse', steps: [{ action: 'goto', url: 'http://x.test/' }] }),
+    ).toEqual([]);
+  });
+});
