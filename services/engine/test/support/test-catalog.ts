@@ -12,7 +12,7 @@ import { testDatabaseUrl, testNatsUrl } from './test-services.js';
  * catalog client fetches them over the bus. Nothing of the catalog is replaced.
  */
 export interface TestCatalog {
-  /** Creates the process (started when `is_running`); answers the catalog's record: its id is the catalog's. */
+  /** Creates the process (the engine runs stopped ones too); answers the catalog's record: its id is the catalog's. */
   add(process: ProcessRecord): Promise<ProcessRecord>;
   /** Creates the connection; answers it with the id the catalog gave it. */
   addConnection(connection: Omit<DecryptedConnection, 'id'>): Promise<DecryptedConnection>;
@@ -43,7 +43,7 @@ export async function startTestCatalog(bus: Bus, store: EventStore): Promise<Tes
   return {
     async add(process) {
       const org = process.organization_id;
-      const created = (await send(
+      return (await send(
         catalogHttp.createProcess,
         {
           params: { org_id: org },
@@ -59,8 +59,6 @@ export async function startTestCatalog(bus: Bus, store: EventStore): Promise<Tes
         },
         org,
       )) as ProcessRecord;
-      if (!process.is_running) return created;
-      return (await send(catalogHttp.startProcess, { params: { id: created.id } }, org)) as ProcessRecord;
     },
     async addConnection(connection) {
       const { id } = (await send(
