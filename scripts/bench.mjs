@@ -10,6 +10,7 @@ const benches = {
   'event-store': 'libs/event-store/dist/bench/event-store.bench.js',
   catalog: 'services/process-catalog/dist/bench/catalog.bench.js',
   engine: 'services/engine/dist/bench/engine.bench.js',
+  nodes: 'services/engine/dist/bench/nodes.bench.js',
   webhook: 'services/all-in-one/dist/bench/webhook.bench.js',
 };
 const names = Object.keys(benches).join(', ');

@@ -48,6 +48,8 @@ export interface WeftConfig {
   engineDurability: EngineDurabilityConfig;
   /** Largest response body an integration node reads, in bytes. */
   httpResponseMaxBytes: number;
+  /** ML model and schematization nodes (docs/engine.md, "AI nodes"). */
+  models: ModelNodeLimits;
   /** Largest a node's config may grow with its templates resolved, in bytes of JSON; the node fails past it. */
   nodeConfigMaxBytes: number;
   /** Files, OCR and browser nodes (docs/engine.md, "Files, OCR and web automation"). */
@@ -172,6 +174,16 @@ export interface MediaNodeLimits {
   browserMaxContexts: number;
 }
 
+/** Limits of the model nodes (mlModelNode, schematizationNode). */
+export interface ModelNodeLimits {
+  /** A model call's timeout when the node sets no `timeoutMs` (WEFT_MODEL_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** Largest ONNX model file loaded (WEFT_ONNX_MODEL_MAX_BYTES). */
+  onnxModelMaxBytes: number;
+  /** ONNX sessions kept loaded per engine, least recently used dropped first (WEFT_ONNX_MAX_CACHED_MODELS). */
+  onnxMaxCachedModels: number;
+}
+
 export interface EventLimitsConfig {
   /** Largest event an execution may append (WEFT_EVENT_MAX_BYTES); keep it below NATS max_payload. */
   maxEventBytes: number;
@@ -280,6 +292,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     events: eventLimits(env),
     engineDurability: engineDurability(env),
     httpResponseMaxBytes: integer(env, 'WEFT_HTTP_RESPONSE_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    models: {
+      timeoutMs: integer(env, 'WEFT_MODEL_TIMEOUT_MS', 60_000, 100, 3_600_000),
+      onnxModelMaxBytes: integer(env, 'WEFT_ONNX_MODEL_MAX_BYTES', 256 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024),
+      onnxMaxCachedModels: integer(env, 'WEFT_ONNX_MAX_CACHED_MODELS', 4, 1, 1_000),
+    },
     mediaNodes: {
       fileMaxBytes: integer(env, 'WEFT_NODE_FILE_MAX_BYTES', 50 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
       ocrWorkers: integer(env, 'WEFT_OCR_WORKERS', 1, 1, 64),

@@ -1,0 +1,182 @@
+/**
+ * Node palette benchmark: what each heavy node costs on its own, called through its executor as
+ * the engine calls it (no event store, no bus). One section per node; `--only=<section>` runs one.
+ * Prints tables; asserts nothing. Run: pnpm bench nodes [--only=schematization|onnx|openai] [--quick]
+ * Sections of ocrNode and webAutomationNode are added below by their own section functions.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import type { DecryptedConnection } from '@weft/contracts';
+import type { DataBlockSchemas } from '../adapters/nodes/data-block-schemas.js';
+import { createNodePalette, type NodePalette } from '../adapters/nodes/node-palette.js';
+import type { NodeRunContext } from '../domain/nodes/node-executor.js';
+import { ms, percentile, printTable } from './latency-stats.js';
+import { addModel } from './tiny-onnx-model.js';
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const only = args.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
+const RUNS = quick ? 200 : 2000;
+
+const sorted = (values: number[]): number[] => [...values].sort((a, b) => a - b);
+
+const contextFor = (type: string, connections: Record<string, DecryptedConnection> = {}): NodeRunContext => ({
+  executionId: 'bench',
+  processId: 'bench',
+  organizationId: 'bench-org',
+  node: { id: 'bench-node', type, label: 'Bench', config: {} },
+  signal: new AbortController().signal,
+  now: () => new Date(),
+  firstStartedAt: new Date(),
+  triggerData: {},
+  triggerNodeId: 'in',
+  sleepUntil: () => Promise.resolve(),
+  connection: async (id) => connections[id] as DecryptedConnection,
+  runLoopBody: () => Promise.resolve({}),
+});
+
+async function timed(runs: number, once: () => Promise<unknown>): Promise<number[]> {
+  const durations: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    await once();
+    durations.push(performance.now() - started);
+  }
+  return sorted(durations);
+}
+
+// ---- schematizationNode (mapping mode): latency per block ----
+async function schematization(): Promise<void> {
+  const blockSchema = {
+    type: 'object',
+    properties: { number: { type: 'string' }, total: { type: 'number' }, lines: { type: 'array' } },
+    required: ['number', 'total'],
+  };
+  const names = ['b1', 'b2', 'b3', 'b4', 'b5'];
+  const dataBlocks: DataBlockSchemas = {
+    blocksOf: async (_org, _schema, wanted) => wanted.map((name) => ({ name, jsonSchema: blockSchema })),
+  };
+  const palette = createNodePalette({ dataBlocks });
+  const executor = palette.executors.get('schematizationNode')!;
+  const input = {
+    In: { ref: 'INV-1', lines: Array.from({ length: 20 }, (_, i) => ({ sku: `s${i}`, amount: i * 1.5 })) },
+  };
+  const expression = '{ "number": In.ref, "total": $sum(In.lines.amount), "lines": In.lines[amount > 10].sku }';
+  const rows: string[][] = [];
+  for (const count of [1, 5]) {
+    const config = {
+      label: 'Extract',
+      schemaId: 's',
+      mode: 'mapping',
+      selectedDataBlocks: names.slice(0, count),
+      mappings: Object.fromEntries(names.slice(0, count).map((name) => [name, expression])),
+    };
+    const context = contextFor('schematizationNode');
+    await timed(20, () => executor.execute(config, input, context));
+    const durations = await timed(RUNS, () => executor.execute(config, input, context));
+    const p50 = percentile(durations, 0.5);
+    rows.push([String(count), ms(p50), ms(percentile(durations, 0.99)), ms(p50 / count)]);
+  }
+  await palette.close();
+  printTable(
+    'schematizationNode, mapping mode (JSONata + ajv per block, 20-line input, schemas in memory)',
+    ['blocks', 'p50 per node', 'p99 per node', 'p50 per block'],
+    rows,
+  );
+}
+
+// ---- mlModelNode (onnx): model load, inferences/s sequential and concurrent ----
+async function onnx(): Promise<void> {
+  const palette: NodePalette = createNodePalette();
+  const executor = palette.executors.get('mlModelNode')!;
+  const rows: string[][] = [];
+  for (const size of [16, 4096]) {
+    const model = `data:application/octet-stream;base64,${Buffer.from(addModel()).toString('base64')}`;
+    const values = Array.from({ length: size }, (_, i) => i / 7);
+    const config = {
+      label: 'Add',
+      provider: 'onnx',
+      model,
+      inputs: { a: { data: values, dims: [size] }, b: { data: values, dims: [size] } },
+    };
+    const context = contextFor('mlModelNode');
+    const first = await timed(1, () => executor.execute(config, {}, context));
+    const durations = await timed(RUNS, () => executor.execute(config, {}, context));
+    const sequentialPerSecond = RUNS / (durations.reduce((sum, value) => sum + value, 0) / 1000);
+    const concurrency = 8;
+    const started = performance.now();
+    let left = RUNS;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (left-- > 0) await executor.execute(config, {}, context);
+      }),
+    );
+    const concurrentPerSecond = RUNS / ((performance.now() - started) / 1000);
+    rows.push([
+      `Add, ${size} floats`,
+      ms(first[0] ?? 0),
+      ms(percentile(durations, 0.5)),
+      ms(percentile(durations, 0.99)),
+      sequentialPerSecond.toFixed(0),
+      concurrentPerSecond.toFixed(0),
+    ]);
+  }
+  await palette.close();
+  printTable(
+    'mlModelNode, onnx provider (worker thread; the first run loads the model, later rows and runs reuse it)',
+    ['model', 'first run', 'p50', 'p99', 'inferences/s (1 at a time)', 'inferences/s (8 at once)'],
+    rows,
+  );
+}
+
+// ---- mlModelNode (openai): round trip to an OpenAI-compatible server on loopback ----
+async function openai(): Promise<void> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          choices: [{ message: { role: 'assistant', content: 'ok' } }],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  const palette = createNodePalette();
+  const executor = palette.executors.get('mlModelNode')!;
+  const connection: DecryptedConnection = {
+    id: 'llm',
+    organizationId: 'bench-org',
+    type: 'llm',
+    name: 'bench',
+    data: { baseUrl, apiKey: 'k', model: 'm' },
+  };
+  const context = contextFor('mlModelNode', { llm: connection });
+  const config = {
+    label: 'Chat',
+    provider: 'openai',
+    connectionId: 'llm',
+    operation: 'chat',
+    messages: [{ role: 'user', content: 'hi' }],
+  };
+  await timed(20, () => executor.execute(config, {}, context));
+  const durations = await timed(RUNS, () => executor.execute(config, {}, context));
+  await palette.close();
+  await new Promise((resolve) => server.close(resolve));
+  printTable(
+    'mlModelNode, openai provider (chat against an instant server on loopback: the engine side only)',
+    ['calls', 'p50', 'p99'],
+    [[String(RUNS), ms(percentile(durations, 0.5)), ms(percentile(durations, 0.99))]],
+  );
+}
+
+const sections: Record<string, () => Promise<void>> = { schematization, onnx, openai };
+
+for (const [name, section] of Object.entries(sections)) {
+  if (only && only !== name) continue;
+  await section();
+}
