@@ -91,6 +91,14 @@ export const testingRoutes: HttpRoute[] = [
     summary: 'Test runs, newest first. Query: processId, testCaseId, status, page, pageSize.',
     tag: TAG,
   }),
+  // The spec writes the list as `/test-runs/`; both spellings answer.
+  httpRoute({
+    method: 'GET',
+    path: '/api/v1/test-runs/',
+    spec: testingHttp.listTestRuns,
+    summary: 'Same as GET /api/v1/test-runs.',
+    tag: TAG,
+  }),
   httpRoute({
     method: 'GET',
     path: '/api/v1/test-runs/:test_run_id',

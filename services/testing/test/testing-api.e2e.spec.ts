@@ -400,7 +400,7 @@ describe.each(WEFT_MODES)('testing service (%s)', (mode) => {
     });
     const orgStats = await user()('GET', '/api/v1/test-runs/stats');
     expect(orgStats.body.timeout).toBeGreaterThanOrEqual(1);
-    const failedOnly = await user()('GET', `/api/v1/test-runs?processId=${mixed}&status=failed`);
+    const failedOnly = await user()('GET', `/api/v1/test-runs/?processId=${mixed}&status=failed`);
     expect(failedOnly.body).toMatchObject({ total: 1, page: 1, pageSize: 20 });
     expect(failedOnly.body.items[0].testCaseName).toBe('m-fail');
     const paged = await user()('GET', `/api/v1/test-runs?processId=${mixed}&pageSize=3&page=2`);
