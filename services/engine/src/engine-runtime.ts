@@ -10,7 +10,6 @@ import { BusProcessDirectory } from './adapters/nats/catalog-directory.js';
 import { consumeExecutionRequests } from './adapters/nats/execution-request-consumer.js';
 import { createNodePalette, type NodePalette } from './adapters/nodes/node-palette.js';
 import { nodeFileSource } from './adapters/nodes/node-files.js';
-import { nodeFileSource } from './adapters/nodes/node-files.js';
 import { createBlobStorage, type BlobStorage } from '@weft/blob-storage';
 import { blobStorageSink } from './adapters/nodes/blob-storage-sink.js';
 import { busDataBlockSchemas } from './adapters/nodes/data-block-schemas.js';
@@ -101,7 +100,7 @@ export class EngineRuntime {
     const palette = createNodePalette({
       blobs,
       files: nodeFileSource(valueBlobs, deps.config.mediaNodes.fileMaxBytes),
-      files: nodeFileSource(valueBlobs, deps.config.mediaNodes.fileMaxBytes),
+      media: deps.config.mediaNodes,
       blockPrivate: deps.config.outboundBlockPrivate,
       limits: deps.config.events,
       httpResponseMaxBytes: deps.config.httpResponseMaxBytes,

@@ -1,3 +1,4 @@
+import type { WeftConfig } from '@weft/config';
 import type { NodeExecutor, NodeExecutorRegistry } from '../../domain/nodes/node-executor.js';
 import { conditionalNodeExecutor } from '../../domain/nodes/conditional-node.js';
 import { inputNodeExecutor } from '../../domain/nodes/input-node.js';
@@ -8,7 +9,9 @@ import { databaseNodeExecutor } from './database-node.js';
 import { OutboundGuard } from '../http/outbound-guard.js';
 import { ProtectedEndpoint, type Resolver } from '../http/protected-endpoint.js';
 import { integrationNodeExecutor, type BlobSink } from './integration-node.js';
-import type { NodeFileSource } from './node-files.js';
+import { nodeFileSource, type NodeFileSource } from './node-files.js';
+import { ocrNodeExecutor } from './ocr-node.js';
+import { OcrWorkers } from './ocr-workers.js';
 import type { IsolateLimits } from './script-isolate-pool.js';
 import { ScriptSandbox } from './script-sandbox.js';
 import { scriptNodeExecutor } from './script-node.js';
@@ -26,6 +29,8 @@ export function createNodePalette(
     blobs?: BlobSink;
     /** Reads the files node configs reference (email attachments, OCR input). */
     files?: NodeFileSource;
+    /** WEFT_OCR_*, WEFT_BROWSER_*, WEFT_CHROMIUM_PATH. */
+    media?: Partial<WeftConfig['mediaNodes']>;
     httpBackoffMs?: number;
     blockPrivate?: boolean;
     /** WEFT_HTTP_RESPONSE_MAX_BYTES. */
@@ -50,6 +55,8 @@ export function createNodePalette(
     resolve: options.resolve,
   });
   const connections = new SqlConnections(guard);
+  // Tesseract workers start on the first OCR node and serve every later one.
+  const ocr = new OcrWorkers(options.media?.ocrWorkers ?? 1);
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const executors: NodeExecutor<any>[] = [
     inputNodeExecutor,
@@ -67,12 +74,19 @@ export function createNodePalette(
     }),
     sqlNodeExecutor(connections),
     databaseNodeExecutor(connections),
+    ocrNodeExecutor({
+      workers: ocr,
+      files: options.files ?? nodeFileSource(undefined),
+      maxPages: options.media?.ocrMaxPages ?? 50,
+      timeoutMs: options.media?.ocrTimeoutMs ?? 120_000,
+    }),
   ];
   return {
     executors: new Map(executors.map((executor) => [executor.type, executor])),
     async close() {
       sandbox.dispose();
       await connections.close();
+      await ocr.close();
       await guard.close();
     },
   };

@@ -1,0 +1,136 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { nodeFileSource } from '../src/adapters/nodes/node-files.js';
+import { ocrNodeExecutor } from '../src/adapters/nodes/ocr-node.js';
+import { OcrWorkers } from '../src/adapters/nodes/ocr-workers.js';
+import { GraphBuilder } from './fixtures/graph-builder.js';
+import { pureExecutors, runInMemory } from './support/run-in-memory.js';
+import { textPdf } from './support/text-pdf.js';
+
+const dataUrl = (name: string, type: string, bytes: Buffer) => ({
+  name,
+  size: bytes.byteLength,
+  contentType: type,
+  url: `data:${type};base64,${bytes.toString('base64')}`,
+});
+
+/** The PNG pdftoppm renders of a PDF page: an image with known text, made at test time. */
+function pngOf(pdf: Buffer): Buffer {
+  const folder = mkdtempSync(join(tmpdir(), 'weft-ocr-test-'));
+  try {
+    writeFileSync(join(folder, 'in.pdf'), pdf);
+    execFileSync('pdftoppm', ['-r', '150', '-png', '-singlefile', 'in.pdf', 'out'], { cwd: folder });
+    return readFileSync(join(folder, 'out.png'));
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+describe('OCR node (tesseract.js with registry language data, pdftoppm for PDFs)', () => {
+  // One worker for the whole file: starting Tesseract is the expensive part.
+  const workers = new OcrWorkers(1);
+  afterAll(() => workers.close());
+
+  const run = async (config: Record<string, unknown>, options: { pdftoppm?: string; signal?: AbortSignal } = {}) => {
+    const g = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('Scan', 'ocrNode', config)
+      .edge('In', 'Scan');
+    const executor = ocrNodeExecutor({
+      workers,
+      files: nodeFileSource(undefined),
+      maxPages: 5,
+      timeoutMs: 60_000,
+      pdftoppm: options.pdftoppm,
+    });
+    return runInMemory(g.snapshot(), g.id('In'), {}, { executors: pureExecutors(executor), signal: options.signal });
+  };
+
+  test('reads the text of a PNG made at test time, with words, confidences and boxes', async () => {
+    const png = pngOf(textPdf(['INVOICE 4711 PAID']));
+    const { outcome, listener } = await run({ file: dataUrl('scan.png', 'image/png', png) });
+    expect(outcome.status).toBe('completed');
+    const output = listener.output('Scan') as {
+      text: string;
+      pages: {
+        text: string;
+        words: { text: string; confidence: number; bbox: { x0: number; y0: number; x1: number; y1: number } }[];
+      }[];
+    };
+    expect(output.text).toContain('INVOICE 4711 PAID');
+    expect(output.pages).toHaveLength(1);
+    expect(output.pages[0]!.words.map((word) => word.text)).toEqual(['INVOICE', '4711', 'PAID']);
+    for (const word of output.pages[0]!.words) {
+      expect(word.confidence).toBeGreaterThan(50);
+      expect(word.bbox.x1).toBeGreaterThan(word.bbox.x0);
+      expect(word.bbox.y1).toBeGreaterThan(word.bbox.y0);
+    }
+  });
+
+  test('renders a PDF page by page', async () => {
+    const { outcome, listener } = await run({
+      file: dataUrl('two.pdf', 'application/pdf', textPdf(['FIRST PAGE 1', 'SECOND PAGE 2'])),
+    });
+    expect(outcome.status).toBe('completed');
+    const output = listener.output('Scan') as { text: string; pages: { text: string }[] };
+    expect(output.pages.map((page) => page.text.trim())).toEqual(['FIRST PAGE 1', 'SECOND PAGE 2']);
+  });
+
+  test('a missing pdftoppm fails with what to install', async () => {
+    const { outcome } = await run(
+      { file: dataUrl('one.pdf', 'application/pdf', textPdf(['X'])) },
+      { pdftoppm: '/nonexistent/pdftoppm' },
+    );
+    expect(outcome).toMatchObject({ status: 'failed', error: expect.stringContaining('install poppler-utils') });
+  });
+
+  test('a language whose data package is absent fails with the package to add, and nothing is fetched', async () => {
+    const png = pngOf(textPdf(['HELLO']));
+    const { outcome } = await run({ file: dataUrl('scan.png', 'image/png', png), languages: ['xyz'] });
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      error: 'OCR language "xyz" is not installed: add the npm package @tesseract.js-data/xyz',
+    });
+  });
+
+  test('a missing tesseract.js runtime fails with what to install', async () => {
+    const missing = new OcrWorkers(1, () => Promise.reject(new Error("Cannot find module 'tesseract.js'")));
+    const executor = ocrNodeExecutor({
+      workers: missing,
+      files: nodeFileSource(undefined),
+      maxPages: 1,
+      timeoutMs: 5000,
+    });
+    const g = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('Scan', 'ocrNode', {
+        file: dataUrl('a.png', 'image/png', Buffer.from('x')),
+      })
+      .edge('In', 'Scan');
+    const { outcome } = await runInMemory(g.snapshot(), g.id('In'), {}, { executors: pureExecutors(executor) });
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('install the npm package tesseract.js'),
+    });
+  });
+
+  test('a timeout fails the node; the pool still works afterwards', async () => {
+    const pdf = textPdf(['SLOW ONE', 'SLOW TWO', 'SLOW THREE', 'SLOW FOUR']);
+    const { outcome } = await run({ file: dataUrl('slow.pdf', 'application/pdf', pdf), timeoutMs: 1 });
+    expect(outcome).toMatchObject({ status: 'failed', error: 'OCR timed out after 1 ms' });
+    const again = await run({ file: dataUrl('scan.png', 'image/png', pngOf(textPdf(['AGAIN 7']))) });
+    expect((again.listener.output('Scan') as { text: string }).text).toContain('AGAIN 7');
+  });
+
+  test('cancelling the execution ends a recognition in progress', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('cancelled by test'));
+    const { outcome } = await run(
+      { file: dataUrl('scan.png', 'image/png', pngOf(textPdf(['CANCEL ME']))) },
+      { signal: controller.signal },
+    );
+    expect(outcome.status).not.toBe('completed');
+  });
+});
