@@ -43,6 +43,8 @@ export interface ExecutionSummary {
   trigger_node_id: string;
   /** 1 for the first run; raised by each retry. */
   attempt: number;
+  /** Present (true) while the accepted execution waits in the work queue: status `running`, no node started. */
+  queued?: true;
 }
 
 export interface ExecutionRecord extends ExecutionSummary {

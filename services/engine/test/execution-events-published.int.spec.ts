@@ -62,10 +62,12 @@ describe('execution events for subscribers (embedded bus, outbox relay)', () => 
       await waitUntil(() => received.some((r) => r.envelope.type === 'ExecutionCompleted'));
 
       const types = received.map((r) => r.envelope.type);
-      expect(types[0]).toBe('ExecutionStarted');
+      // Accepted when POST /processes/test answered, started when the engine took it from the queue.
+      expect(types.slice(0, 2)).toEqual(['ExecutionAccepted', 'ExecutionStarted']);
       expect(types.at(-1)).toBe('ExecutionCompleted');
       expect([...types].sort()).toEqual(
         [
+          'ExecutionAccepted',
           'ExecutionStarted',
           'ExecutionCompleted',
           'NodeSkipped',

@@ -22,6 +22,7 @@ describe('execution row cache', () => {
     graph_snapshot: { nodes: [], edges: [] },
     input_ref: null,
     output_ref: null,
+    queued: false,
   });
   const nodes = (executionId: string): Map<string, NodeStateRow> =>
     new Map([

@@ -31,6 +31,17 @@ const event = (required: string[], properties: Record<string, unknown>): JsonSch
 });
 
 export const executionEventSchemas: Record<ExecutionEventType, { schemaVersion: number; schema: JsonSchema }> = {
+  ExecutionAccepted: {
+    schemaVersion: 1,
+    schema: event(['processId', 'organizationId', 'triggerNodeId', 'source', 'acceptedAt'], {
+      processId: id,
+      organizationId: id,
+      triggerNodeId: id,
+      triggeredByUserId: nullableStr,
+      source: str,
+      acceptedAt: time,
+    }),
+  },
   ExecutionStarted: {
     schemaVersion: 2,
     schema: {

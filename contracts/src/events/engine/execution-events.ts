@@ -31,6 +31,20 @@ export interface NodeInputSource {
   iteration?: IterationPath;
 }
 
+/**
+ * The request was accepted (its id handed out) and waits in the engine's work queue: the record
+ * reads `running` with `queued: true` until ExecutionStarted, and a cancel before then holds.
+ */
+export interface ExecutionAcceptedData {
+  executionId: string;
+  processId: string;
+  organizationId: string;
+  triggerNodeId: string;
+  triggeredByUserId: string | null;
+  source: string;
+  acceptedAt: string;
+}
+
 export interface ExecutionStartedData {
   executionId: string;
   processId: string;
@@ -184,6 +198,7 @@ export interface ErrorWebhookDeliveryAttemptedData {
 }
 
 export type ExecutionEvent =
+  | { type: 'ExecutionAccepted'; data: ExecutionAcceptedData }
   | { type: 'ExecutionStarted'; data: ExecutionStartedData }
   | { type: 'NodeStarted'; data: NodeStartedData }
   | { type: 'NodeCompleted'; data: NodeCompletedData }
@@ -202,6 +217,7 @@ export type ExecutionEvent =
 export type ExecutionEventType = ExecutionEvent['type'];
 
 export const EXECUTION_EVENT_TYPES: readonly ExecutionEventType[] = [
+  'ExecutionAccepted',
   'ExecutionStarted',
   'NodeStarted',
   'NodeCompleted',

@@ -17,8 +17,11 @@ export interface ExecutionLeases {
   /** Renews the leases of these executions (those running here); returns those still held. */
   renew(executionIds: readonly string[]): Promise<string[]>;
   release(executionId: string): Promise<void>;
-  /** Running executions whose lease lapsed or never existed: their engine died. */
-  orphans(limit: number): Promise<string[]>;
+  /**
+   * Takes the leases of up to `limit` running executions whose lease lapsed or never existed
+   * (their engine died), in one statement; returns those claimed here.
+   */
+  claimOrphans(limit: number): Promise<string[]>;
 }
 
 /** What the read model knows about executions this engine runs. */

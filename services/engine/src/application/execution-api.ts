@@ -85,7 +85,7 @@ export class ExecutionApi {
     const errors: ProblemViolation[] = [];
     const waitSeconds = collectViolations(errors, () => this.readWaitSeconds(call.query), DEFAULT_WAIT_SECONDS);
     const inputNodeId = single(call.query.inputNodeId) || undefined;
-    collectViolations(errors, () => chooseTriggerNode(process, inputNodeId), '');
+    const triggerNodeId = collectViolations(errors, () => chooseTriggerNode(process, inputNodeId), '');
     // Refused here, not by the queue's consumer: the caller would otherwise wait for nothing.
     collectViolations(errors, () => this.deps.engine.graphOf(process), undefined);
     collectViolations(errors, () => assertStorableInput(call.body), undefined);
@@ -103,11 +103,11 @@ export class ExecutionApi {
       traceId: traceIdOf(context.traceparent),
       requestedAt: (this.deps.now?.() ?? new Date()).toISOString(),
     };
-    const record = await this.runAndWait(request, waitSeconds);
+    const record = await this.runAndWait(request, triggerNodeId, waitSeconds);
     if (record && record.status !== 'running') return { status: 200, body: record };
     return {
       status: 202,
-      body: { execution_id: request.executionId, status: 'running' },
+      body: { execution_id: request.executionId, status: 'running', ...(record?.queued ? { queued: true } : {}) },
       headers: { location: `/api/v1/processes/execution/${request.executionId}` },
     };
   }
@@ -117,12 +117,13 @@ export class ExecutionApi {
     const { waitSeconds, ...rest } = request;
     const process = await this.deps.directory.getProcess(rest.processId, rest.organizationId);
     if (process.organization_id !== rest.organizationId) throw notFound(`process ${rest.processId} not found`);
-    chooseTriggerNode(process, rest.inputNodeId);
+    const triggerNodeId = chooseTriggerNode(process, rest.inputNodeId);
     this.deps.engine.graphOf(process);
     assertStorableInput(rest.inputData);
     const executionId = rest.executionId || randomUUID();
     const record = await this.runAndWait(
       { ...rest, executionId },
+      triggerNodeId,
       Math.min(waitSeconds ?? DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS),
     );
     if (!record)
@@ -192,8 +193,21 @@ export class ExecutionApi {
     return { status: 200, body: await executionStats(this.deps.db, process.id) };
   }
 
-  private async runAndWait(request: ExecutionRequest, waitSeconds: number): Promise<ExecutionRecord | undefined> {
-    await this.deps.enqueue(request);
+  /** Records the acceptance first, so the id is readable and cancellable before the caller has it. */
+  private async runAndWait(
+    request: ExecutionRequest,
+    triggerNodeId: string,
+    waitSeconds: number,
+  ): Promise<ExecutionRecord | undefined> {
+    await this.deps.engine.accept(request, triggerNodeId);
+    try {
+      await this.deps.enqueue(request);
+    } catch (error) {
+      await this.deps.engine
+        .failQueued(request.executionId, 'the execution request could not be queued')
+        .catch(() => undefined);
+      throw error;
+    }
     const finishedInRecord = async (): Promise<boolean> => {
       const record = await findExecution(this.deps.db, request.executionId, this.deps.readValue);
       return record !== undefined && record.status !== 'running';

@@ -95,6 +95,8 @@ const GRAPH_CACHE_SIZE = 500;
 const DEFAULT_MAX_RESUMES = 3;
 const DEFAULT_PARK_AFTER_MS = 60_000;
 const DEFAULT_WAKE_BATCH = 500;
+/** Leases claimed per statement; a takeover repeats it while slots are free and orphans remain. */
+const ORPHAN_CLAIM_BATCH = 1000;
 
 export class ExecutionEngine {
   private readonly writer: ExecutionEventWriter;
@@ -154,10 +156,7 @@ export class ExecutionEngine {
     for (const executionId of (await this.deps.statusReader?.finishedAmong([...this.active.keys()])) ?? []) {
       this.active.get(executionId)?.controller.abort(CONFLICT);
     }
-    const resumed: string[] = [];
-    for (const executionId of await this.deps.leases.orphans(100)) {
-      if (await this.takeOver(executionId)) resumed.push(executionId);
-    }
+    const resumed = await this.takeOverOrphans();
     resumed.push(...(await this.wakeParked()));
     this.deliveries.poke();
     return resumed;
@@ -179,6 +178,52 @@ export class ExecutionEngine {
       if (!lost || lost.controller.signal.aborted || isFinished(lost.run.state)) continue;
       this.deps.logger.warn({ executionId }, 'execution lease lost, stopping its run here');
       lost.controller.abort(LEASE_LOST);
+    }
+  }
+
+  /**
+   * Claims lapsed leases in bulk, as many as slots are free, again until none is left, and resumes
+   * each batch at once: takeover takes one scan after the leases lapse, however many a dead engine held.
+   */
+  private async takeOverOrphans(): Promise<string[]> {
+    const resumed: string[] = [];
+    while (!this.stopping) {
+      // Slots are taken before the claim, so requests pulled meanwhile cannot push the engine over its limit.
+      const slots: (() => void)[] = [];
+      for (
+        let slot = this.slots.tryTake();
+        slot;
+        slot = slots.length < ORPHAN_CLAIM_BATCH ? this.slots.tryTake() : undefined
+      )
+        slots.push(slot);
+      if (slots.length === 0) return resumed;
+      let claimed: string[] = [];
+      try {
+        claimed = await this.deps.leases.claimOrphans(slots.length);
+      } finally {
+        for (const unused of slots.slice(claimed.length)) unused();
+      }
+      const outcomes = await Promise.all(
+        claimed.map((executionId, index) => this.resumeClaimed(executionId, slots[index]!)),
+      );
+      resumed.push(...claimed.filter((_, index) => outcomes[index]));
+      // A batch that resumed nothing (the database refuses) waits for the next scan rather than spinning.
+      if (claimed.length < slots.length || !outcomes.some(Boolean)) return resumed;
+    }
+    return resumed;
+  }
+
+  /** Resumes an execution whose lease was just claimed here (holding `slot` meanwhile); the lease is released again when the resume fails. */
+  private async resumeClaimed(executionId: string, slot: () => void): Promise<boolean> {
+    try {
+      if (this.active.has(executionId)) return false;
+      return await this.resume(executionId);
+    } catch (error) {
+      this.deps.logger.warn({ err: error, executionId }, 'resume failed, lease released');
+      await this.deps.leases.release(executionId).catch(() => undefined);
+      return false;
+    } finally {
+      slot();
     }
   }
 
@@ -241,8 +286,59 @@ export class ExecutionEngine {
   }
 
   /**
+   * Records that the request was accepted (ExecutionAccepted) before it is queued, so the id handed
+   * out reads `running` and `queued` at once and a cancel holds; false when it was accepted (or ran) before.
+   */
+  async accept(request: ExecutionRequest, triggerNodeId: string): Promise<boolean> {
+    const events = decide(
+      {
+        type: 'AcceptExecution',
+        data: {
+          executionId: request.executionId,
+          processId: request.processId,
+          organizationId: request.organizationId,
+          triggerNodeId,
+          triggeredByUserId: request.triggeredByUserId ?? null,
+          source: request.source,
+        },
+        metadata: { now: this.now() },
+      },
+      initialExecutionState(),
+    );
+    const metadata = metadataOf(request);
+    try {
+      await this.writer.append(
+        executionStreamId(request.executionId),
+        events.map((event) => ({ type: event.type, data: event.data, metadata })),
+        'no_stream',
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof WrongExpectedVersionError) return false;
+      throw error;
+    }
+  }
+
+  /** Records an accepted execution that could not be queued as failed (it would read `queued` for ever). */
+  async failQueued(executionId: string, errorMessage: string): Promise<void> {
+    const stored = await this.deps.store.readStream(executionStreamId(executionId));
+    const state = foldExecution(stored.map((event) => ({ type: event.type, data: event.data }) as ExecutionEvent));
+    if (state.started || isFinished(state)) return;
+    const events = decide(
+      { type: 'FailExecution', data: { errorMessage, failedNode: null }, metadata: { now: this.now() } },
+      state,
+    );
+    await this.writer.append(
+      executionStreamId(executionId),
+      events.map((event) => ({ type: event.type, data: event.data, metadata: stored[0]?.metadata ?? {} })),
+      stored.length,
+    );
+  }
+
+  /**
    * Stores ExecutionStarted (the point where a queued request may be acked) and runs the
-   * execution in the background. A request whose execution already exists is a no-op.
+   * execution in the background. A request whose execution already started, or was cancelled
+   * while queued, is a no-op: no node runs.
    */
   async start(request: ExecutionRequest): Promise<'started' | 'duplicate'> {
     const process = await this.deps.directory.getProcess(request.processId, request.organizationId);
@@ -250,16 +346,25 @@ export class ExecutionEngine {
     const triggerNodeId = chooseTriggerNode(process, request.inputNodeId);
     const graph = this.graphOf(process);
     assertStorableInput(request.inputData);
+    // An acceptance (or a cancel while queued) may be stored, or land while this start is written: read, then retry once.
+    for (let attempt = 0; ; attempt++) {
+      const outcome = await this.startOnce(request, process, triggerNodeId, graph);
+      if (outcome !== 'moved' || attempt >= 2) return outcome === 'moved' ? 'duplicate' : outcome;
+    }
+  }
+
+  private async startOnce(
+    request: ExecutionRequest,
+    process: ProcessRecord,
+    triggerNodeId: string,
+    graph: ExecutionGraph,
+  ): Promise<'started' | 'duplicate' | 'moved'> {
+    const stored = await this.deps.store.readStream(executionStreamId(request.executionId));
+    const state = foldExecution(stored.map((event) => ({ type: event.type, data: event.data }) as ExecutionEvent));
+    if (state.status !== 'not_started') return 'duplicate';
     if (!this.deps.leasesFollowEvents && !(await this.deps.leases.claimNew(request.executionId))) return 'duplicate';
-    const metadata: EventMetadata = {
-      actorId: request.triggeredByUserId ?? undefined,
-      actorName: request.triggeredByUserName,
-      organizationId: request.organizationId,
-      processId: request.processId,
-      correlationId: request.correlationId ?? request.executionId,
-      traceId: request.traceId,
-    };
-    const run = this.newRun(request.executionId, initialExecutionState(), 0, metadata);
+    const metadata = stored[0]?.metadata ?? metadataOf(request);
+    const run = this.newRun(request.executionId, state, stored.length, metadata);
     run.execute({
       type: 'StartExecution',
       data: {
@@ -281,7 +386,10 @@ export class ExecutionEngine {
     try {
       await run.flushed();
     } catch (error) {
-      if (error instanceof WrongExpectedVersionError) return 'duplicate';
+      if (error instanceof WrongExpectedVersionError) {
+        if (!this.deps.leasesFollowEvents) await this.deps.leases.release(request.executionId).catch(() => undefined);
+        return 'moved';
+      }
       await this.deps.leases.release(request.executionId).catch(() => undefined);
       throw error;
     }
@@ -672,6 +780,18 @@ export class ExecutionEngine {
   private notifyFailure(run: ExecutionRun): void {
     if (run.state.started?.errorWebhookUrl) this.deliveries.poke();
   }
+}
+
+/** Who and what an execution's events carry (actor, organization, process, correlation and trace ids). */
+function metadataOf(request: ExecutionRequest): EventMetadata {
+  return {
+    actorId: request.triggeredByUserId ?? undefined,
+    actorName: request.triggeredByUserName,
+    organizationId: request.organizationId,
+    processId: request.processId,
+    correlationId: request.correlationId ?? request.executionId,
+    traceId: request.traceId,
+  };
 }
 
 /** Delay before retry `attempt` (2, 3 ...) when none is configured: 1 s, doubled each time, at most 60 s. */

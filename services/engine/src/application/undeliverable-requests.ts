@@ -61,17 +61,16 @@ export class UndeliverableRequests {
       );
       return 'dead-lettered';
     }
-    try {
-      await this.deps.commit([
-        {
-          streamId: executionStreamId(request.executionId),
-          events: this.failedExecution(request, process, cause, deliveryCount),
-          expectedVersion: 'no_stream',
-        },
-      ]);
-    } catch (commitError) {
-      // It started after all (a slow commit that landed): the engine owns it now.
-      if (!(commitError instanceof WrongExpectedVersionError)) throw commitError;
+    const events = this.failedExecution(request, process, cause, deliveryCount);
+    // A new stream, or one holding only the request's ExecutionAccepted (version 1).
+    for (const expectedVersion of ['no_stream', 1] as const) {
+      try {
+        await this.deps.commit([{ streamId: executionStreamId(request.executionId), events, expectedVersion }]);
+        break;
+      } catch (commitError) {
+        // It started after all (a slow commit that landed), or was cancelled while queued: nothing to record.
+        if (!(commitError instanceof WrongExpectedVersionError)) throw commitError;
+      }
     }
     this.deps.logger.error({ executionId: request.executionId, deliveryCount }, 'execution request recorded as failed');
     return 'failed';

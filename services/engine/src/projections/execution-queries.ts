@@ -37,6 +37,7 @@ const SUMMARY_COLUMNS = [
   'triggered_by_user_id',
   'trigger_node_id',
   'attempt',
+  'queued',
 ] as const;
 
 const toSummary = (row: Row): ExecutionSummary => {
@@ -55,6 +56,7 @@ const toSummary = (row: Row): ExecutionSummary => {
     triggered_by_user_id: (row.triggered_by_user_id as string | null) ?? null,
     trigger_node_id: String(row.trigger_node_id),
     attempt: Number(row.attempt),
+    ...(row.queued === true ? { queued: true as const } : {}),
   };
 };
 

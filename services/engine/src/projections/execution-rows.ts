@@ -26,6 +26,8 @@ export interface ExecutionRow {
   /** Blob references of `input_data` / `output_data` when they were too large to store inline. */
   input_ref: StoredValueRef | null;
   output_ref: StoredValueRef | null;
+  /** Accepted and waiting in the work queue (ExecutionAccepted, no ExecutionStarted yet). */
+  queued: boolean;
 }
 
 export interface NodeStateRow {
@@ -103,6 +105,7 @@ function finish(rows: ExecutionRowSet, executionId: string, status: string, chan
   const row = rows.executions.get(executionId);
   if (!row || row.status !== 'running') return;
   row.status = status;
+  row.queued = false;
   change(row);
   rows.changedExecutions.add(executionId);
   moveCount(rows, row.process_id, 'running', status);
@@ -116,9 +119,40 @@ const ms = (seconds: number): number => Math.round(seconds * 1000);
 
 export function applyToRows(rows: ExecutionRowSet, event: ExecutionEvent): void {
   switch (event.type) {
-    case 'ExecutionStarted': {
+    case 'ExecutionAccepted': {
       const d = event.data;
       if (rows.executions.has(d.executionId)) return;
+      rows.executions.set(d.executionId, {
+        id: d.executionId,
+        process_id: d.processId,
+        organization_id: d.organizationId,
+        status: 'running',
+        started_at: d.acceptedAt,
+        completed_at: null,
+        duration_ms: null,
+        error_message: null,
+        triggered_by_user_id: d.triggeredByUserId,
+        trigger_node_id: d.triggerNodeId,
+        attempt: 1,
+        failed_node_id: null,
+        failed_node_name: null,
+        input_data: null,
+        output_data: null,
+        graph_snapshot: { nodes: [], edges: [] },
+        input_ref: null,
+        output_ref: null,
+        queued: true,
+      });
+      rows.nodes.set(d.executionId, new Map());
+      rows.changedExecutions.add(d.executionId);
+      moveCount(rows, d.processId, null, 'running');
+      return;
+    }
+    case 'ExecutionStarted': {
+      const d = event.data;
+      const queued = rows.executions.get(d.executionId);
+      // An accepted row (already counted as running) gets what the start knows; any other is left as it is.
+      if (queued && !(queued.queued && queued.status === 'running')) return;
       rows.executions.set(d.executionId, {
         id: d.executionId,
         process_id: d.processId,
@@ -138,6 +172,7 @@ export function applyToRows(rows: ExecutionRowSet, event: ExecutionEvent): void 
         graph_snapshot: d.graphSnapshot,
         input_ref: d.inputDataRef ?? null,
         output_ref: null,
+        queued: false,
       });
       rows.changedExecutions.add(d.executionId);
       const nodes = new Map<string, NodeStateRow>();
@@ -162,7 +197,7 @@ export function applyToRows(rows: ExecutionRowSet, event: ExecutionEvent): void 
         rows.changedNodes.add(`${d.executionId}\u0000${node.id}`);
       });
       rows.nodes.set(d.executionId, nodes);
-      moveCount(rows, d.processId, null, 'running');
+      if (!queued) moveCount(rows, d.processId, null, 'running');
       return;
     }
     case 'NodeStarted': {

@@ -24,6 +24,7 @@ import {
  * wrote last are not read back at all.
  */
 const EXECUTION_TYPES = new Set<string>(EXECUTION_EVENT_TYPES);
+const FIRST_EVENTS = new Set<string>(['ExecutionAccepted', 'ExecutionStarted']);
 
 const KEPT_WHEN_NULL = new Set(['input_data', 'output_data', 'graph_snapshot', 'input_from']);
 const iso = (value: unknown): string | null =>
@@ -53,6 +54,7 @@ const executionFromDb = (row: Record<string, unknown>): ExecutionRow => ({
   graph_snapshot: undefined,
   input_ref: (row.input_ref as StoredValueRef | null) ?? null,
   output_ref: (row.output_ref as StoredValueRef | null) ?? null,
+  queued: row.queued === true,
 });
 
 const nodeFromDb = (row: Record<string, unknown>): NodeStateRow => ({
@@ -91,6 +93,7 @@ const EXECUTION_COLUMNS = [
   'graph_snapshot',
   'input_ref',
   'output_ref',
+  'queued',
 ] as const;
 const NODE_COLUMNS = [
   'position',
@@ -120,8 +123,11 @@ async function loadRows(
   cache: ExecutionRowCache | undefined,
 ): Promise<ExecutionRowSet> {
   const rows = emptyRowSet();
+  // A stream's first event creates its row: nothing to load (a start after an acceptance loads the accepted row).
   const startedHere = new Set(
-    events.filter(({ event }) => event.type === 'ExecutionStarted').map(({ event }) => event.data.executionId),
+    events
+      .filter(({ event, streamVersion }) => streamVersion === 1 && FIRST_EVENTS.has(event.type))
+      .map(({ event }) => event.data.executionId),
   );
   const firstVersion = new Map<string, number>();
   for (const { event, streamVersion } of events) {
@@ -163,7 +169,7 @@ async function loadRows(
 const EXECUTION_TYPES_SQL = `id uuid, process_id uuid, organization_id uuid, status text, started_at timestamptz,
   completed_at timestamptz, duration_ms bigint, error_message text, triggered_by_user_id text, trigger_node_id text,
   attempt integer, failed_node_id text, failed_node_name text, input_data json, output_data json, graph_snapshot json,
-  input_ref jsonb, output_ref jsonb`;
+  input_ref jsonb, output_ref jsonb, queued boolean`;
 const NODE_TYPES_SQL = `execution_id uuid, node_id text, position integer, node_name text, node_type text, status text,
   started_at timestamptz, completed_at timestamptz, duration_ms bigint, input_data json, output_data json,
   error text, iterations integer, input_from json, output_ref jsonb`;

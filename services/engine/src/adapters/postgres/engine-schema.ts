@@ -1,6 +1,7 @@
 import { migrate, type Db, type Migration } from '@weft/event-store';
 import { errorWebhookDeliveriesMigration } from '../../projections/error-webhook-deliveries.js';
 import { longDurationsMigration } from '../../projections/long-durations-migration.js';
+import { queuedExecutionsMigration } from '../../projections/queued-executions-migration.js';
 import {
   ENGINE_MIGRATIONS_TABLE,
   engineMigrations as readModelMigrations,
@@ -19,6 +20,7 @@ export const engineMigrations: Migration[] = [
   errorWebhookDeliveriesMigration,
   longDurationsMigration,
   executionDeadLetterMigration,
+  queuedExecutionsMigration,
 ];
 
 export const migrateEngineSchema = (db: Db): Promise<string[]> =>

@@ -64,14 +64,20 @@ export class PostgresExecutionLeases implements ExecutionLeases {
     );
   }
 
-  async orphans(limit: number): Promise<string[]> {
-    const result = await sql<{ id: string }>`
-      SELECT e.id FROM engine_executions e
+  async claimOrphans(limit: number): Promise<string[]> {
+    if (limit <= 0) return [];
+    // Engines claiming at once each get a disjoint share: a row another just took is no longer lapsed.
+    const result = await sql<{ execution_id: string }>`
+      INSERT INTO engine_execution_leases (execution_id, owner, expires_at)
+      SELECT e.id, ${this.owner}, ${this.expiry()} FROM engine_executions e
       LEFT JOIN engine_execution_leases l ON l.execution_id = e.id
-      WHERE e.status = 'running' AND (l.execution_id IS NULL OR l.expires_at < now())
+      WHERE e.status = 'running' AND NOT e.queued AND (l.execution_id IS NULL OR l.expires_at < now())
         AND NOT EXISTS (SELECT 1 FROM engine_parked_waits p WHERE p.execution_id = e.id)
-      ORDER BY e.started_at LIMIT ${limit}`.execute(this.db);
-    return result.rows.map((row) => String(row.id));
+      ORDER BY e.started_at LIMIT ${limit}
+      ON CONFLICT (execution_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+      WHERE engine_execution_leases.expires_at < now()
+      RETURNING execution_id`.execute(this.db);
+    return result.rows.map((row) => String(row.execution_id));
   }
 }
 

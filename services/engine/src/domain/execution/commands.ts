@@ -1,5 +1,5 @@
 import type { IterationPath, NodeInputSource } from '@weft/contracts';
-import type { ExecutionStartedData, FailedNodeInfo } from './events.js';
+import type { ExecutionAcceptedData, ExecutionStartedData, FailedNodeInfo } from './events.js';
 
 /** Commands on an execution; the adapter fills `metadata.now`, the domain never reads a clock. */
 export interface CommandMetadata {
@@ -12,6 +12,7 @@ interface NodeRef {
 }
 
 export type ExecutionCommand =
+  | { type: 'AcceptExecution'; data: Omit<ExecutionAcceptedData, 'acceptedAt'>; metadata: CommandMetadata }
   | { type: 'StartExecution'; data: Omit<ExecutionStartedData, 'startedAt'>; metadata: CommandMetadata }
   | {
       type: 'StartNode';

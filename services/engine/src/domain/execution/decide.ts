@@ -23,11 +23,16 @@ const errorWebhookScheduled = (state: ExecutionState, at: string): ExecutionEven
 export function decide(command: ExecutionCommand, state: ExecutionState): ExecutionEvent[] {
   const now = command.metadata.now;
   const at = now.toISOString();
+  if (command.type === 'AcceptExecution') {
+    if (state.accepted || state.status !== 'not_started')
+      throw conflict(`execution ${command.data.executionId} already accepted`);
+    return [{ type: 'ExecutionAccepted', data: { ...command.data, acceptedAt: at } }];
+  }
   if (command.type === 'StartExecution') {
     if (state.status !== 'not_started') throw conflict(`execution ${command.data.executionId} already started`);
     return [{ type: 'ExecutionStarted', data: { ...command.data, startedAt: at } }];
   }
-  if (!state.started) throw notFound('execution not found');
+  if (!state.started) return decideQueued(command, state, at);
   const executionId = state.started.executionId;
   if (command.type === 'RecordErrorWebhookAttempt') {
     if (!reportsFailure(state)) throw conflict(`execution ${executionId} has no failure to report`);
@@ -198,4 +203,28 @@ export function decide(command: ExecutionCommand, state: ExecutionState): Execut
       throw new Error(`unknown execution command ${JSON.stringify(unknown)}`);
     }
   }
+}
+
+/** An accepted execution still in the queue may only be cancelled, or failed when it could not be queued. */
+function decideQueued(command: ExecutionCommand, state: ExecutionState, at: string): ExecutionEvent[] {
+  const accepted = state.accepted;
+  if (!accepted) throw notFound('execution not found');
+  const executionId = accepted.executionId;
+  if (isFinished(state)) throw conflict(`execution ${executionId} is already ${state.status}`);
+  if (command.type === 'CancelExecution') {
+    const { cancelledByUserId } = command.data;
+    return [
+      { type: 'ExecutionCancelled', data: { executionId, cancelledByUserId, completedAt: at, durationSeconds: 0 } },
+    ];
+  }
+  if (command.type === 'FailExecution') {
+    const { errorMessage, failedNode } = command.data;
+    return [
+      {
+        type: 'ExecutionFailed',
+        data: { executionId, errorMessage, failedNode, attempt: state.attempt, completedAt: at, durationSeconds: 0 },
+      },
+    ];
+  }
+  throw conflict(`execution ${executionId} has not started yet`);
 }

@@ -1,5 +1,6 @@
 /** The execution aggregate's events: the public contract lives in @weft/contracts (events/engine). */
 export type {
+  ExecutionAcceptedData,
   ExecutionEvent,
   ExecutionEventType,
   ExecutionStartedData,

@@ -1,5 +1,5 @@
 import type { ExecutionStatus, IterationPath } from '@weft/contracts';
-import type { ExecutionEvent, ExecutionStartedData } from './events.js';
+import type { ExecutionAcceptedData, ExecutionEvent, ExecutionStartedData } from './events.js';
 
 /**
  * What the engine needs to know about an execution to decide its next step or resume it:
@@ -17,6 +17,8 @@ export interface NodeRun {
 
 export interface ExecutionState {
   status: 'not_started' | ExecutionStatus;
+  /** Set when the request was accepted before it was queued (it may be cancelled while queued). */
+  accepted: ExecutionAcceptedData | null;
   started: ExecutionStartedData | null;
   attempt: number;
   /** Keyed by node run key (node id, prefixed by loop iterations). */
@@ -32,6 +34,7 @@ export interface ExecutionState {
 
 export const initialExecutionState = (): ExecutionState => ({
   status: 'not_started',
+  accepted: null,
   started: null,
   attempt: 1,
   nodeRuns: new Map(),
@@ -51,6 +54,9 @@ export const runKey = (nodeId: string, iteration: IterationPath = []): string =>
 /** Mutates and returns `state`: the engine folds thousands of node events, copying would be quadratic. */
 export function evolve(state: ExecutionState, event: ExecutionEvent): ExecutionState {
   switch (event.type) {
+    case 'ExecutionAccepted':
+      state.accepted = event.data;
+      return state;
     case 'ExecutionStarted':
       state.status = 'running';
       state.started = event.data;
