@@ -12,6 +12,8 @@ import { integrationNodeExecutor, type BlobSink } from './integration-node.js';
 import { nodeFileSource, type NodeFileSource } from './node-files.js';
 import { ocrNodeExecutor } from './ocr-node.js';
 import { OcrWorkers } from './ocr-workers.js';
+import { BrowserHost } from './browser-host.js';
+import { webAutomationNodeExecutor } from './web-automation-node.js';
 import type { IsolateLimits } from './script-isolate-pool.js';
 import { ScriptSandbox } from './script-sandbox.js';
 import { scriptNodeExecutor } from './script-node.js';
@@ -57,6 +59,11 @@ export function createNodePalette(
   const connections = new SqlConnections(guard);
   // Tesseract workers start on the first OCR node and serve every later one.
   const ocr = new OcrWorkers(options.media?.ocrWorkers ?? 1);
+  // One Chromium per engine, launched on the first web automation node; a fresh context per run.
+  const browsers = new BrowserHost({
+    executablePath: options.media?.chromiumPath ?? '/usr/bin/chromium',
+    maxContexts: options.media?.browserMaxContexts ?? 4,
+  });
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const executors: NodeExecutor<any>[] = [
     inputNodeExecutor,
@@ -80,6 +87,12 @@ export function createNodePalette(
       maxPages: options.media?.ocrMaxPages ?? 50,
       timeoutMs: options.media?.ocrTimeoutMs ?? 120_000,
     }),
+    webAutomationNodeExecutor({
+      browsers,
+      guard,
+      blobs: options.blobs,
+      stepTimeoutMs: options.media?.browserStepTimeoutMs ?? 30_000,
+    }),
   ];
   return {
     executors: new Map(executors.map((executor) => [executor.type, executor])),
@@ -87,6 +100,7 @@ export function createNodePalette(
       sandbox.dispose();
       await connections.close();
       await ocr.close();
+      await browsers.close();
       await guard.close();
     },
   };

@@ -1,0 +1,158 @@
+import { OutboundGuard } from '../src/adapters/http/outbound-guard.js';
+import { BrowserHost } from '../src/adapters/nodes/browser-host.js';
+import { webAutomationNodeExecutor } from '../src/adapters/nodes/web-automation-node.js';
+import { GraphBuilder } from './fixtures/graph-builder.js';
+import { startLocalHttpServer, type LocalHttpServer } from './support/local-http-server.js';
+import { pureExecutors, runInMemory } from './support/run-in-memory.js';
+
+const CHROMIUM = process.env.WEFT_CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+describe('web automation node (playwright-core driving the system Chromium, pages on loopback)', () => {
+  let site: LocalHttpServer;
+  let other: LocalHttpServer;
+  // One browser for the whole file, as the engine keeps one.
+  const browsers = new BrowserHost({ executablePath: CHROMIUM, maxContexts: 2 });
+
+  beforeAll(async () => {
+    other = await startLocalHttpServer((_request, res) => {
+      res.writeHead(200, { 'content-type': 'image/png' });
+      res.end();
+    });
+    site = await startLocalHttpServer((request, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      if (request.url.startsWith('/done')) {
+        const query = new URL(request.url, 'http://x').searchParams;
+        return res.end(`<h1 id="result">Hello ${query.get('name')} (${query.get('size')})</h1>`);
+      }
+      if (request.url.startsWith('/tracker')) {
+        // An image from another host: only allowedHosts may be reached.
+        return res.end(`<img src="http://localhost:${new URL(other.url).port}/pixel.png"><p id="t">tracked</p>`);
+      }
+      res.end(`<form action="/done">
+        <input id="name" name="name"><select id="size" name="size"><option>S</option><option>L</option></select>
+        <a id="help" href="/help?x=1">help</a><button id="go" type="submit">Go</button></form>`);
+    });
+  });
+  afterAll(async () => {
+    await browsers.close();
+    await site.close();
+    await other.close();
+  });
+
+  const run = async (
+    config: Record<string, unknown>,
+    options: { host?: BrowserHost; blockPrivate?: boolean; signal?: AbortSignal } = {},
+  ) => {
+    const g = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('Browse', 'webAutomationNode', config)
+      .edge('In', 'Browse');
+    const executor = webAutomationNodeExecutor({
+      browsers: options.host ?? browsers,
+      guard: new OutboundGuard({ blockPrivate: options.blockPrivate === true }),
+      stepTimeoutMs: 10_000,
+    });
+    return runInMemory(
+      g.snapshot(),
+      g.id('In'),
+      { who: 'Ada' },
+      { executors: pureExecutors(executor), signal: options.signal },
+    );
+  };
+
+  test('fills a form, submits it, extracts text and attributes, screenshots and prints to PDF', async () => {
+    const { outcome, listener } = await run({
+      allowedHosts: ['127.0.0.1'],
+      steps: [
+        { action: 'goto', url: `${site.url}/form` },
+        { action: 'extractAttribute', selector: '#help', attribute: 'href', name: 'help' },
+        { action: 'fill', selector: '#name', value: '{{input["In"]["who"]}}' },
+        { action: 'select', selector: '#size', value: 'L' },
+        { action: 'click', selector: '#go' },
+        { action: 'waitFor', selector: '#result' },
+        { action: 'extractText', selector: '#result', name: 'greeting' },
+        { action: 'screenshot', name: 'result.png' },
+        { action: 'pdf', name: 'result.pdf' },
+      ],
+    });
+    expect(outcome.status).toBe('completed');
+    const output = listener.output('Browse') as {
+      extracted: Record<string, string>;
+      files: { name: string; contentType: string; size: number; url: string }[];
+    };
+    expect(output.extracted).toEqual({ help: '/help?x=1', greeting: 'Hello Ada (L)' });
+    expect(output.files.map((file) => [file.name, file.contentType])).toEqual([
+      ['result.png', 'image/png'],
+      ['result.pdf', 'application/pdf'],
+    ]);
+    const png = Buffer.from(output.files[0]!.url.split(',')[1]!, 'base64');
+    expect(png.subarray(1, 4).toString()).toBe('PNG');
+    const pdf = Buffer.from(output.files[1]!.url.split(',')[1]!, 'base64');
+    expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+  });
+
+  test('requests to hosts outside allowedHosts are aborted, the page still loads', async () => {
+    const before = other.requests.length;
+    const { outcome, listener } = await run({
+      allowedHosts: ['127.0.0.1'],
+      steps: [
+        { action: 'goto', url: `${site.url}/tracker` },
+        { action: 'extractText', selector: '#t', name: 't' },
+      ],
+    });
+    expect(outcome.status).toBe('completed');
+    expect((listener.output('Browse') as { extracted: unknown }).extracted).toEqual({ t: 'tracked' });
+    expect(other.requests.length).toBe(before);
+  });
+
+  test('navigating to a host outside allowedHosts fails the step and names the reason', async () => {
+    const { outcome } = await run({
+      allowedHosts: ['example.test'],
+      steps: [{ action: 'goto', url: `${site.url}/form` }],
+    });
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/^step 1 \(goto .*\) failed: .*host 127\.0\.0\.1 is not in allowedHosts/),
+    });
+  });
+
+  test('the outbound guard refuses private addresses with WEFT_OUTBOUND_BLOCK_PRIVATE', async () => {
+    const { outcome } = await run({ steps: [{ action: 'goto', url: `${site.url}/form` }] }, { blockPrivate: true });
+    expect(outcome).toMatchObject({ status: 'failed', error: expect.stringContaining('not a public address') });
+  });
+
+  test('a step that waits too long fails with its timeout', async () => {
+    const { outcome } = await run({
+      steps: [
+        { action: 'goto', url: `${site.url}/form` },
+        { action: 'waitFor', selector: '#never', timeoutMs: 200 },
+      ],
+    });
+    expect(outcome).toMatchObject({ status: 'failed', error: 'step 2 (waitFor #never) timed out after 200 ms' });
+  });
+
+  test('cancelling the execution ends the step in progress', async () => {
+    const controller = new AbortController();
+    const running = run(
+      {
+        steps: [
+          { action: 'goto', url: `${site.url}/form` },
+          { action: 'waitFor', selector: '#never', timeoutMs: 120_000 },
+        ],
+      },
+      { signal: controller.signal },
+    );
+    setTimeout(() => controller.abort(new Error('cancelled by test')), 1500);
+    const { outcome } = await running;
+    expect(outcome.status).not.toBe('completed');
+  });
+
+  test('a missing Chromium fails with what to install', async () => {
+    const missing = new BrowserHost({ executablePath: '/nonexistent/chromium', maxContexts: 1 });
+    const { outcome } = await run({ steps: [{ action: 'goto', url: `${site.url}/form` }] }, { host: missing });
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('install it (apt-get install chromium) or set WEFT_CHROMIUM_PATH'),
+    });
+  });
+});
