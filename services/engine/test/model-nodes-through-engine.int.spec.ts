@@ -113,7 +113,7 @@ describe.each(modes)('model nodes through POST /processes/test (%s)', (mode) => 
     expect(output('Extract')).toEqual({ invoice: { number: 'INV-1', amounts: [1, 2] } });
     expect(output('Add')).toEqual({ outputs: { sum: { data: [101, 202], dims: [2] } } });
     expect(output('Chat')).toEqual({
-      text: 'Sum received: 101,202',
+      text: 'Sum received: [101,202]',
       json: null,
       usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
     });

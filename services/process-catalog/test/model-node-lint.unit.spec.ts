@@ -16,7 +16,8 @@ const schema: KnownSchema = {
 const findings = (type: string, config: Record<string, unknown>): string[] =>
   lintProcess({ nodes: [node(type, config)], edges: [] }, new Map([[schema.id, schema]]))
     .findings.filter(
-      (finding) => !['no-orphan-nodes', 'input-node-exists', 'output-node-exists', 'template-references'].includes(finding.check),
+      (finding) =>
+        !['no-orphan-nodes', 'input-node-exists', 'output-node-exists', 'template-references'].includes(finding.check),
     )
     .map((finding) => `${finding.check}: ${finding.message}`);
 

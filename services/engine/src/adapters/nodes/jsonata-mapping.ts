@@ -81,4 +81,4 @@ export class JsonataMappings {
 }
 
 const describe = (error: { code?: string; message?: string; position?: number }): string =>
-  `${error.message ?? String(error)}${error.code ? ` (${error.code}${error.position !== undefined ? ` at ${error.position}` : ''})` : ''}`;
+  `${error.message ?? 'failed'}${error.code ? ` (${error.code}${error.position !== undefined ? ` at ${error.position}` : ''})` : ''}`;

@@ -39,7 +39,7 @@ async function runOpenAi(config: OpenAiModelConfig, context: NodeRunContext, opt
     return { output: await endpoint.embeddings({ model, input: config.input }, call) };
   }
   const { text, usage } = await endpoint.chat(
-    { model, messages: config.messages, responseSchema: config.responseSchema },
+    { model, messages: config.messages.map(asChatMessage), responseSchema: config.responseSchema },
     call,
   );
   if (config.responseSchema === undefined) return { output: { text, json: null, usage } };
@@ -55,6 +55,12 @@ async function runOpenAi(config: OpenAiModelConfig, context: NodeRunContext, opt
   }
   return { output: { text, json, usage } };
 }
+
+/** A template that is a whole content keeps its JSON type; the API takes text, so other values go as JSON. */
+const asChatMessage = (message: { role: string; content: unknown }) => ({
+  role: message.role,
+  content: typeof message.content === 'string' ? message.content : JSON.stringify(message.content ?? null),
+});
 
 async function runOnnx(config: OnnxModelConfig, context: NodeRunContext, options: MlModelNodeOptions) {
   const timeoutMs = config.timeoutMs ?? options.timeoutMs;
