@@ -138,6 +138,20 @@ describe.each(WEFT_MODES)('testing service (%s)', (mode) => {
     expect(listed.body.items.filter((item: { name: string }) => item.name === 'bad')).toEqual([]);
   });
 
+  test('input the database cannot hold is a 400 naming each place, and nothing is stored', async () => {
+    const before = (await user()('GET', `/api/v1/test-cases/by-process/${processes.calc}`)).body.total as number;
+    const refused = await user()('POST', `/api/v1/test-cases/by-process/${processes.calc}`, {
+      name: 'nul',
+      inputNodeId: await inputNode('calc'),
+      inputData: { text: 'a\u0000b', ['k\u0000']: 1 },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors[0].path).toMatch(/^\/inputData\//);
+    const byTag = await user()('GET', `/api/v1/test-cases/by-process/${processes.calc}?tag=a%00b`);
+    expect(byTag.status).toBe(400);
+    expect((await user()('GET', `/api/v1/test-cases/by-process/${processes.calc}`)).body.total).toBe(before);
+  });
+
   test('passed: the output matches; the run links its execution and its user', async () => {
     const id = await createCase('calc', {
       name: 'sums',
