@@ -218,6 +218,25 @@ describe('mlModelNode', () => {
     expect(error).not.toContain('sk-test');
   });
 
+  test('openai: calls go through the outbound guard (a private target is refused with WEFT_OUTBOUND_BLOCK_PRIVATE)', async () => {
+    const guarded = createNodePalette({ blockPrivate: true });
+    const sent = llm.requests.length;
+    try {
+      const { outcome } = await run(
+        { provider: 'openai', connectionId: 'llm-1', operation: 'chat', messages: [{ role: 'user', content: 'x' }] },
+        {},
+        { executors: guarded.executors },
+      );
+      expect(outcome).toMatchObject({ status: 'failed' });
+      expect((outcome as { error: string }).error).toMatch(
+        new RegExp(`^POST ${llm.baseUrl}/chat/completions failed: .*127\\.0\\.0\\.1`),
+      );
+      expect(llm.requests).toHaveLength(sent);
+    } finally {
+      await guarded.close();
+    }
+  });
+
   test('openai: timeoutMs fails the node when the API does not answer', async () => {
     const { outcome } = await run(
       {
