@@ -8,8 +8,10 @@ export interface WeftConfig {
   port: number;
   host: string;
   dataDir: string;
-  /** PostgreSQL URL; absent means PGlite in `dataDir`. */
+  /** PostgreSQL URL; absent means the embedded PostgreSQL in `dataDir` (docs/decisions/0005-durable-embedded-store.md). */
   databaseUrl?: string;
+  /** Longest waits for the embedded PostgreSQL to start (incl. initdb) and to stop, in ms. */
+  embeddedPostgres: { startTimeoutMs: number; stopTimeoutMs: number };
   /** NATS URL; absent means the in-memory bus. */
   natsUrl?: string;
   /** This service's NATS credentials and TLS (infra/README.md: one user per service). */
@@ -268,6 +270,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
     host: optional(env, 'WEFT_HOST') ?? '127.0.0.1',
     dataDir: resolve(optional(env, 'WEFT_DATA_DIR') ?? './.weft'),
     databaseUrl: optional(env, 'WEFT_DATABASE_URL'),
+    embeddedPostgres: {
+      startTimeoutMs: integer(env, 'WEFT_EMBEDDED_PG_START_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
+      stopTimeoutMs: integer(env, 'WEFT_EMBEDDED_PG_STOP_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
+    },
     natsUrl: optional(env, 'WEFT_NATS_URL'),
     nats: natsConnection(env),
     bootstrapApiKey: optional(env, 'WEFT_BOOTSTRAP_API_KEY'),

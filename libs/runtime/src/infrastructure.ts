@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { InMemoryBus, NatsBus, natsInboxPrefix, type Bus } from '@weft/bus';
 import type { WeftConfig } from '@weft/config';
@@ -12,6 +12,8 @@ import {
 } from '@weft/event-store';
 import { createLogger } from '@weft/observability';
 import { BusEventPublisher } from './bus-event-publisher.js';
+import { EmbeddedPostgresError } from './embedded-postgres/embedded-postgres-error.js';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres/embedded-postgres-server.js';
 import { loadOrCreateSecretKey } from './secret-key-file.js';
 
 /** What every Weft process stands on: the database, the event store, the bus and the outbox relay. */
@@ -24,26 +26,78 @@ export interface Infrastructure {
   close(): Promise<void>;
 }
 
-/** The embedded database lives in a sub-folder of the data dir, beside blobs and generated keys. */
+/** Where Weft before issue 13 kept its PGlite database; detected so its data is never silently left behind. */
 export const pgliteDir = (dataDir: string): string => join(dataDir, 'pgdata');
 
-export async function openConfiguredDatabase(config: WeftConfig): Promise<Database> {
-  if (config.databaseUrl) return openDatabase({ url: config.databaseUrl, timeouts: config.databaseTimeouts });
-  await mkdir(config.dataDir, { recursive: true });
-  return openDatabase({ dataDir: pgliteDir(config.dataDir) });
+export const hasPgliteData = (dataDir: string): boolean => existsSync(join(pgliteDir(dataDir), 'PG_VERSION'));
+
+/** The command that moves a PGlite data dir into the embedded PostgreSQL. */
+export const MIGRATE_EMBEDDED_COMMAND = 'pnpm migrate-embedded';
+
+const ROUTINE_SERVER_LOG = /^(LOG|DETAIL|HINT|STATEMENT):|terminating connection due to administrator command/;
+
+/** The embedded PostgreSQL of WEFT_DATA_DIR, its warnings logged; the caller stops it. */
+export async function startConfiguredEmbeddedPostgres(config: WeftConfig): Promise<EmbeddedPostgres> {
+  const logger = createLogger('embedded-postgres');
+  return startEmbeddedPostgres({
+    dataDir: config.dataDir,
+    ...config.embeddedPostgres,
+    // Startup, shutdown and the connections a stop cuts are routine: debug output only.
+    onLog: (line) => (ROUTINE_SERVER_LOG.test(line) ? logger.debug(line) : logger.warn(line)),
+  });
+}
+
+/** A database on an embedded PostgreSQL server that stops when the database closes. */
+export async function openEmbeddedDatabase(config: WeftConfig, server: EmbeddedPostgres): Promise<Database> {
+  const database = await openDatabase({ url: server.url, timeouts: config.databaseTimeouts });
+  return {
+    ...database,
+    async close() {
+      try {
+        await database.close();
+      } finally {
+        await server.stop();
+      }
+    },
+  };
 }
 
 /**
- * PostgreSQL + NATS when their URLs are set, else PGlite + the in-memory bus. Every process runs
+ * WEFT_DATABASE_URL's PostgreSQL, else the embedded PostgreSQL in WEFT_DATA_DIR (durable: every
+ * acknowledged commit is fsynced; docs/decisions/0005-durable-embedded-store.md).
+ */
+export async function openConfiguredDatabase(config: WeftConfig): Promise<Database> {
+  if (config.databaseUrl) return openDatabase({ url: config.databaseUrl, timeouts: config.databaseTimeouts });
+  if (hasPgliteData(config.dataDir)) {
+    throw new EmbeddedPostgresError(
+      `${pgliteDir(config.dataDir)} holds a PGlite database from an earlier Weft; move it into the embedded ` +
+        `PostgreSQL with \`${MIGRATE_EMBEDDED_COMMAND}\` (same WEFT_DATA_DIR) first`,
+    );
+  }
+  const server = await startConfiguredEmbeddedPostgres(config);
+  try {
+    return await openEmbeddedDatabase(config, server);
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+}
+
+/**
+ * PostgreSQL + NATS when their URLs are set, else the embedded PostgreSQL + the in-memory bus. Every process runs
  * an outbox relay; a leader lock lets exactly one of them publish. The relay starts with `start()`.
  */
-export async function openInfrastructure(baseConfig: WeftConfig, processName: string): Promise<Infrastructure> {
+export async function openInfrastructure(
+  baseConfig: WeftConfig,
+  processName: string,
+  openStoreDatabase: (config: WeftConfig) => Promise<Database> = openConfiguredDatabase,
+): Promise<Infrastructure> {
   const config: WeftConfig = {
     ...baseConfig,
     secretKey: baseConfig.secretKey ?? (await loadOrCreateSecretKey(baseConfig.dataDir)),
   };
   const logger = createLogger(processName);
-  const database = await openConfiguredDatabase(config);
+  const database = await openStoreDatabase(config);
   let nats: NatsBus | undefined;
   try {
     const store = await PostgresEventStore.open(database);
