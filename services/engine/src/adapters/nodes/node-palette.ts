@@ -19,10 +19,18 @@ import { ScriptSandbox } from './script-sandbox.js';
 import { scriptNodeExecutor } from './script-node.js';
 import { SqlConnections } from './sql-connections.js';
 import { sqlNodeExecutor } from './sql-node.js';
+import type { DataBlockSchemas } from './data-block-schemas.js';
+import { JsonataMappings } from './jsonata-mapping.js';
+import { JsonSchemaValidators } from './json-schema-validators.js';
+import { mlModelNodeExecutor } from './ml-model-node.js';
+import { OnnxModels, type ModelBlobs } from './onnx-models.js';
+import { schematizationNodeExecutor } from './schematization-node.js';
 
 /** The node types this engine runs, with the resources they hold (isolates, database pools). */
 export interface NodePalette {
   executors: NodeExecutorRegistry;
+  /** ONNX models loaded now (each loaded once per engine and shared). */
+  cachedOnnxModels(): number;
   close(): Promise<void>;
 }
 
@@ -45,6 +53,14 @@ export function createNodePalette(
     limits?: { loopMaxItems?: number; scriptOutputMaxBytes?: number };
     /** WEFT_SCRIPT_MAX_MEMORY_MB, WEFT_SCRIPT_MAX_WARM_ISOLATES, WEFT_SCRIPT_MEMORY_BUDGET_MB. */
     scriptIsolates?: Partial<IsolateLimits>;
+    /** Data block schemas for schematization nodes (the catalog over the bus). */
+    dataBlocks?: DataBlockSchemas;
+    /** Where ONNX models uploaded as files are read from. */
+    modelBlobs?: ModelBlobs;
+    /** WEFT_MODEL_TIMEOUT_MS, WEFT_ONNX_MODEL_MAX_BYTES, WEFT_ONNX_MAX_CACHED_MODELS. */
+    models?: Partial<WeftConfig['models']>;
+    /** Replace how node runtimes load (tests: a missing runtime). */
+    runtimes?: { onnxModule?: string; jsonata?: () => Promise<typeof import('jsonata')> };
   } = {},
 ): NodePalette {
   const sandbox = new ScriptSandbox({
@@ -63,6 +79,16 @@ export function createNodePalette(
   const browsers = new BrowserHost({
     executablePath: options.media?.chromiumPath ?? '/usr/bin/chromium',
     maxContexts: options.media?.browserMaxContexts ?? 4,
+  });
+  const responseMaxBytes = options.httpResponseMaxBytes ?? 10 * 1024 * 1024;
+  const modelTimeoutMs = options.models?.timeoutMs ?? 60_000;
+  const validators = new JsonSchemaValidators();
+  // Loaded models stay for the engine's life: every execution reuses their sessions.
+  const onnx = new OnnxModels({
+    blobs: options.modelBlobs,
+    maxModelBytes: options.models?.onnxModelMaxBytes ?? 256 * 1024 * 1024,
+    maxCachedModels: options.models?.onnxMaxCachedModels ?? 4,
+    runtimeModule: options.runtimes?.onnxModule,
   });
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const executors: NodeExecutor<any>[] = [
@@ -93,15 +119,32 @@ export function createNodePalette(
       blobs: options.blobs,
       stepTimeoutMs: options.media?.browserStepTimeoutMs ?? 30_000,
     }),
+    mlModelNodeExecutor({ guard, responseMaxBytes, timeoutMs: modelTimeoutMs, onnx, validators }),
+    schematizationNodeExecutor({
+      schemas: options.dataBlocks ?? noDataBlocks,
+      mappings: new JsonataMappings(options.runtimes?.jsonata),
+      validators,
+      guard,
+      responseMaxBytes,
+      timeoutMs: modelTimeoutMs,
+    }),
   ];
   return {
     executors: new Map(executors.map((executor) => [executor.type, executor])),
+    cachedOnnxModels: () => onnx.cachedModels,
     async close() {
       sandbox.dispose();
       await connections.close();
+      await onnx.close();
       await ocr.close();
       await browsers.close();
       await guard.close();
     },
   };
 }
+
+/** Without the catalog (unit tests of other nodes), every schema is unknown. */
+const noDataBlocks: DataBlockSchemas = {
+  blocksOf: (_organizationId, schemaId) =>
+    Promise.reject(Object.assign(new Error(`schema ${schemaId} not found`), { status: 404 })),
+};
