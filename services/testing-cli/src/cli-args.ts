@@ -25,7 +25,7 @@ export const USAGE = `usage: weft test --process <id> [--tags a,b] [--ids id1,id
   --junit     also write a JUnit XML report to FILE
   --poll-ms   how often progress is read (default 500)
 
-Exit status: 0 when every case passed, 1 when any did not, 2 on a usage or connection error.`;
+Exit status: 0 when every case passed, 1 when any did not or none ran, 2 on a usage or connection error.`;
 
 const list = (value: string | undefined): string[] =>
   (value ?? '')

@@ -34,6 +34,7 @@ export async function runTestCommand(options: TestCommandOptions, io: CommandIo)
   io.print(summaryTable(batch));
   io.print('');
   io.print(passRateLine(batch));
+  if (batch.runs.length === 0) io.print('no test case ran: check --process, --tags and --ids');
   if (options.junitFile) {
     await writeFile(options.junitFile, junitReport(batch));
     io.print(`JUnit report written to ${options.junitFile}`);

@@ -115,6 +115,12 @@ describe.each(WEFT_MODES)('weft test CLI (%s)', (mode) => {
     expect(result.stdout).toContain('pass rate 100.0% (1/1 passed, 0 failed, 0 error, 0 timeout, 0 skipped)');
   });
 
+  test('tags that choose no case: exit 1, saying so', async () => {
+    const result = await weft(fromSources, ['test', '--process', processId, '--tags', 'no-such-tag'], env());
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('no test case ran: check --process, --tags and --ids');
+  });
+
   test('a key that is not a system key: exit 2 with the refusal', async () => {
     const result = await weft(fromBuild, ['test', '--process', processId], { ...env(), WEFT_API_KEY: stack.userKey });
     expect(result.code).toBe(2);
