@@ -54,3 +54,8 @@ if [ -z "${WEFT_TEST_MYSQL_URL:-}" ]; then
   mysql_admin 'CREATE DATABASE IF NOT EXISTS test' >&2
   export WEFT_TEST_MYSQL_URL="mysql://root@127.0.0.1:3306/test"
 fi
+
+# The OCR node renders PDFs with poppler's pdftoppm; the web automation node drives Debian's Chromium
+# (never a downloaded browser). Their tests fail loudly, naming what to install, when these are absent.
+command -v pdftoppm >/dev/null || apt_install poppler-utils || echo "weft: pdftoppm missing: the OCR tests will fail" >&2
+[ -x "${WEFT_CHROMIUM_PATH:-/usr/bin/chromium}" ] || apt_install chromium || echo "weft: chromium missing: the web automation tests will fail" >&2

@@ -1,8 +1,7 @@
 /**
  * Node palette benchmark: what each heavy node costs on its own, called through its executor as
  * the engine calls it (no event store, no bus). One section per node; `--only=<section>` runs one.
- * Prints tables; asserts nothing. Run: pnpm bench nodes [--only=schematization|onnx|openai] [--quick]
- * Sections of ocrNode and webAutomationNode are added below by their own section functions.
+ * Prints tables; asserts nothing. Run: pnpm bench nodes [--only=schematization|onnx|openai|browser|ocr] [--quick]
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -174,7 +173,126 @@ async function openai(): Promise<void> {
   );
 }
 
-const sections: Record<string, () => Promise<void>> = { schematization, onnx, openai };
+// ---- webAutomationNode and ocrNode: browser steps/s, OCR pages/s (pages made by the browser) ----
+const TEXT_PAGE = (pages: number): string =>
+  Array.from(
+    { length: pages },
+    (_, i) =>
+      `<section style="page-break-after:always;font:28px sans-serif;padding:40px">` +
+      `<h1 id="t${i}">Invoice ${1000 + i}</h1><p>Total due 4711.00 EUR</p><p>Payable within 30 days</p></section>`,
+  ).join('');
+
+async function withPageServer<T>(work: (url: string) => Promise<T>): Promise<T> {
+  const server = createServer((req, res) => {
+    const pages = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('pages') ?? 1);
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(
+      `<form><input id="q"><button id="b" type="button" onclick="this.textContent='done'">go</button></form>${TEXT_PAGE(pages)}`,
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    return await work(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+const fileBytes = (file: { url: string }): Buffer => Buffer.from(file.url.split(',')[1] ?? '', 'base64');
+
+async function browser(): Promise<void> {
+  const runs = quick ? 10 : 50;
+  await withPageServer(async (url) => {
+    const palette = createNodePalette();
+    const executor = palette.executors.get('webAutomationNode')!;
+    const context = contextFor('webAutomationNode');
+    const steps = [
+      { action: 'goto', url },
+      { action: 'fill', selector: '#q', value: 'weft' },
+      { action: 'click', selector: '#b' },
+      { action: 'waitFor', selector: '#t0' },
+      { action: 'extractText', selector: '#t0', name: 'title' },
+      { action: 'extractAttribute', selector: '#q', attribute: 'id', name: 'id' },
+    ];
+    const config = { label: 'Browse', allowedHosts: ['127.0.0.1'], steps };
+    const first = await timed(1, () => executor.execute(config, {}, context));
+    const durations = await timed(runs, () => executor.execute(config, {}, context));
+    const total = durations.reduce((sum, value) => sum + value, 0);
+    const shot = await timed(runs, () =>
+      executor.execute({ label: 'Shot', steps: [{ action: 'goto', url }, { action: 'screenshot' }] }, {}, context),
+    );
+    await palette.close();
+    printTable(
+      'webAutomationNode (system Chromium; one browser per engine, a fresh context per run; page on loopback)',
+      ['run', 'first run (launch)', 'p50 per run', 'p99 per run', 'steps/s (incl. new context)'],
+      [
+        [
+          `${steps.length} steps`,
+          ms(first[0] ?? 0),
+          ms(percentile(durations, 0.5)),
+          ms(percentile(durations, 0.99)),
+          ((runs * steps.length) / (total / 1000)).toFixed(0),
+        ],
+        ['goto + screenshot', '', ms(percentile(shot, 0.5)), ms(percentile(shot, 0.99)), ''],
+      ],
+    );
+  });
+}
+
+async function ocr(): Promise<void> {
+  const runs = quick ? 5 : 20;
+  await withPageServer(async (url) => {
+    const palette = createNodePalette();
+    const browse = palette.executors.get('webAutomationNode')!;
+    const context = contextFor('ocrNode');
+    const made = (await browse.execute(
+      {
+        label: 'Make',
+        steps: [
+          { action: 'goto', url: `${url}?pages=1` },
+          { action: 'screenshot', name: 'page.png' },
+          { action: 'goto', url: `${url}?pages=4` },
+          { action: 'pdf', name: 'doc.pdf' },
+        ],
+      },
+      {},
+      context,
+    )) as { output: { files: { name: string; url: string; size: number; contentType: string }[] } };
+    const [png, pdf] = made.output.files as unknown as [{ url: string }, { url: string }];
+    const executor = palette.executors.get('ocrNode')!;
+    const first = await timed(1, () => executor.execute({ label: 'Scan', file: png }, {}, context));
+    const images = await timed(runs, () => executor.execute({ label: 'Scan', file: png }, {}, context));
+    const pdfRuns = await timed(Math.max(2, runs / 4), () =>
+      executor.execute({ label: 'Scan', file: pdf }, {}, context),
+    );
+    const pdfPages = 4;
+    await palette.close();
+    const perSecond = (durations: number[], pages: number): string =>
+      ((durations.length * pages) / (durations.reduce((sum, value) => sum + value, 0) / 1000)).toFixed(1);
+    printTable(
+      'ocrNode (tesseract.js, eng, 1 worker; pages made by Chromium)',
+      ['input', 'first run (worker start)', 'p50 per node', 'p99 per node', 'pages/s'],
+      [
+        [
+          `PNG ${(fileBytes(png).byteLength / 1024).toFixed(0)} KiB, 1280x720`,
+          ms(first[0] ?? 0),
+          ms(percentile(images, 0.5)),
+          ms(percentile(images, 0.99)),
+          perSecond(images, 1),
+        ],
+        [
+          `PDF, ${pdfPages} pages (pdftoppm 200 dpi)`,
+          '',
+          ms(percentile(pdfRuns, 0.5)),
+          ms(percentile(pdfRuns, 0.99)),
+          perSecond(pdfRuns, pdfPages),
+        ],
+      ],
+    );
+  });
+}
+
+const sections: Record<string, () => Promise<void>> = { schematization, onnx, openai, browser, ocr };
 
 for (const [name, section] of Object.entries(sections)) {
   if (only && only !== name) continue;
