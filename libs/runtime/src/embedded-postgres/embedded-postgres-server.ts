@@ -101,6 +101,17 @@ async function initialise(
   }
 }
 
+/** Whether `promise` settled within `ms`; the timer is cleared, so it never holds the process open. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const isAlive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
@@ -219,7 +230,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     await waitUntilReady(child, clusterDir, options.startTimeoutMs, startLog);
   } catch (error) {
     process.removeListener('exit', onExit);
-    await Promise.race([exited, sleep(options.stopTimeoutMs)]);
+    await settlesWithin(exited, options.stopTimeoutMs);
     throw error;
   }
   starting = false;
@@ -235,8 +246,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
         process.removeListener('exit', onExit);
         if (child.exitCode !== null || child.signalCode !== null) return;
         child.kill('SIGINT');
-        const stopped = await Promise.race([exited.then(() => true), sleep(options.stopTimeoutMs).then(() => false)]);
-        if (!stopped) {
+        if (!(await settlesWithin(exited, options.stopTimeoutMs))) {
           // Immediate shutdown: recovery replays the WAL on the next start; no commit is lost.
           child.kill('SIGQUIT');
           await exited;
