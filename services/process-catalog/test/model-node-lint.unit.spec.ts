@@ -110,4 +110,36 @@ describe('lint of the schematization and ML model nodes', () => {
       }),
     ).toEqual([]);
   });
+
+  test('the connection of llm mode and of the openai provider must exist and be an llm connection', () => {
+    const connections = new Map([
+      ['c-llm', { id: 'c-llm', type: 'llm' }],
+      ['c-http', { id: 'c-http', type: 'http' }],
+    ]);
+    const withConnections = (type: string, config: Record<string, unknown>): string[] =>
+      lintProcess({ nodes: [node(type, config)], edges: [] }, new Map([[schema.id, schema]]), connections)
+        .findings.filter((finding) => finding.check === 'node-config')
+        .map((finding) => finding.message);
+    const chat = (connectionId: string) => ({
+      label: 'M',
+      provider: 'openai',
+      connectionId,
+      operation: 'chat',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(withConnections('mlModelNode', chat('c-llm'))).toEqual([]);
+    expect(withConnections('mlModelNode', chat('c-http'))).toEqual([
+      'node "M" (mlModelNode): /config/connectionId: connection "c-http" is a http connection; it must be llm',
+    ]);
+    expect(
+      withConnections('schematizationNode', {
+        label: 'Extract',
+        schemaId: 'schema-1',
+        selectedDataBlocks: ['invoice'],
+        mode: 'llm',
+        connectionId: 'gone',
+        source: 'text',
+      }),
+    ).toEqual(['node "Extract" (schematizationNode): /config/connectionId: connection "gone" does not exist']);
+  });
 });

@@ -4,6 +4,7 @@ import { isKnownNodeType, SCHEMATIZATION_BLOCKS_FIELD } from '../process/node-ty
 import { labelsReferencedInValue } from '../process/templates.js';
 import type { KnownConnection, KnownSchema, LintFinding, LintReport } from './lint-finding.js';
 import { nodeConfigViolations } from './node-config-violations.js';
+import { modelConnectionFindings } from './model-connection-findings.js';
 import { missingConfigFields } from './required-config-fields.js';
 import { triggerFindings } from './trigger-findings.js';
 
@@ -175,6 +176,7 @@ export function lintProcess(
     }
     findings.push(...schemaFindings(node, schemas));
     findings.push(...triggerFindings(node, connections));
+    findings.push(...modelConnectionFindings(node, connections));
   }
 
   const cycle = nodesOnCycles(graph, nodeIds);
