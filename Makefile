@@ -11,7 +11,7 @@ install:
 build: install
 	@$(TOOLCHAIN) && pnpm build
 
-## Every service in one process: in-memory bus, PGlite in $$WEFT_DATA_DIR (default ./.weft), local blobs.
+## Every service in one process: in-memory bus, its own PostgreSQL in $$WEFT_DATA_DIR (default ./.weft), local blobs.
 start: build
 	@$(TOOLCHAIN) && pnpm start
 
