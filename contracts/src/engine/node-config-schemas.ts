@@ -298,6 +298,7 @@ export const nodeConfigSchemas: Record<string, JsonSchema> = {
           required: ['model', 'inputs'],
           properties: {
             model: { anyOf: [{ type: 'string', minLength: 1 }, fileReference] },
+            connectionId: { type: 'string', minLength: 1 },
             inputs: {
               type: 'object',
               minProperties: 1,

@@ -227,10 +227,14 @@ export type OpenAiModelConfig = CommonNodeConfig & {
 export const ONNX_TENSOR_TYPES = ['float32', 'float64', 'int32', 'int64', 'bool', 'string'] as const;
 export type OnnxTensorType = (typeof ONNX_TENSOR_TYPES)[number];
 
-/** An ONNX model (a file reference, a blob key of the organization, or a base64 `data:` URL) run on CPU. */
+/**
+ * An ONNX model run on CPU: a file reference, a blob key of the organization, a base64 `data:` URL,
+ * or an http(s) URL fetched once per engine (with the auth of the `http` connection `connectionId`).
+ */
 export interface OnnxModelConfig extends CommonNodeConfig {
   provider: 'onnx';
   model: FileReference | string;
+  connectionId?: string;
   /** Input tensors by name: flat (or nested) `data`, its `dims`, its element `type` (default float32). */
   inputs: Record<string, { data: unknown; dims: number[]; type?: OnnxTensorType }>;
   timeoutMs?: number;

@@ -1,21 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { client, removeDir, startEmbedded, tempDataDir } from './weft-harness.js';
-import { deploymentKind, startDeployment, type Deployment } from './support/deployment.js';
+import type { RunningWeft } from '../src/weft-runtime.js';
+import { BOOTSTRAP_KEY, client, removeDir, startEmbedded, tempDataDir } from './weft-harness.js';
 
-describe(`Weft over HTTP (${deploymentKind()}): organizations, API keys, auth, validation`, () => {
-  let deployment: Deployment;
-  let bootstrapKey: string;
-  const weft = { url: '' };
+describe('embedded Weft over HTTP: organizations, API keys, auth, validation', () => {
+  let dataDir: string;
+  let weft: RunningWeft;
 
   beforeAll(async () => {
-    deployment = await startDeployment({ env: { WEFT_BODY_LIMIT_BYTES: '4096' } });
-    weft.url = deployment.baseUrl;
-    bootstrapKey = deployment.key;
-  }, 90_000);
+    dataDir = await tempDataDir();
+    weft = await startEmbedded(dataDir, { WEFT_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY, WEFT_BODY_LIMIT_BYTES: '4096' });
+  });
   afterAll(async () => {
-    await deployment?.stop();
+    await weft?.stop();
+    await removeDir(dataDir);
   });
 
   test('health and readiness answer without a key', async () => {
@@ -36,7 +35,7 @@ describe(`Weft over HTTP (${deploymentKind()}): organizations, API keys, auth, v
   });
 
   test('the bootstrap key creates an organization and an org key; org keys see only their organization', async () => {
-    const system = client(weft.url, bootstrapKey);
+    const system = client(weft.url, BOOTSTRAP_KEY);
     const acme = await system('POST', '/api/v1/organizations', { name: 'Acme' });
     expect(acme.status).toBe(201);
     const other = await system('POST', '/api/v1/organizations', { name: 'Other' });
@@ -71,7 +70,7 @@ describe(`Weft over HTTP (${deploymentKind()}): organizations, API keys, auth, v
   });
 
   test('a malformed body gets 400 listing every violation and changes nothing', async () => {
-    const system = client(weft.url, bootstrapKey);
+    const system = client(weft.url, BOOTSTRAP_KEY);
     const org = await system('POST', '/api/v1/organizations', { name: 'Validated' });
     const before = await system('GET', `/api/v1/api-keys/by-org/${org.body.id}`);
     const bad = await system('POST', `/api/v1/api-keys/by-org/${org.body.id}`, {
@@ -98,7 +97,7 @@ describe(`Weft over HTTP (${deploymentKind()}): organizations, API keys, auth, v
   });
 
   test('a body over the limit gets 413; unknown routes and malformed ids get 404 problems', async () => {
-    const system = client(weft.url, bootstrapKey);
+    const system = client(weft.url, BOOTSTRAP_KEY);
     const big = await system('POST', '/api/v1/organizations', { name: 'x'.repeat(10_000) });
     expect(big.status).toBe(413);
     expect(big.contentType).toContain('application/problem+json');
@@ -110,7 +109,7 @@ describe(`Weft over HTTP (${deploymentKind()}): organizations, API keys, auth, v
   });
 
   test('bad paging answers 400', async () => {
-    const system = client(weft.url, bootstrapKey);
+    const system = client(weft.url, BOOTSTRAP_KEY);
     const org = await system('POST', '/api/v1/organizations', { name: 'Paged' });
     const answer = await system('GET', `/api/v1/api-keys/by-org/${org.body.id}?page=0&pageSize=1000`);
     expect(answer.status).toBe(400);
@@ -118,7 +117,7 @@ describe(`Weft over HTTP (${deploymentKind()}): organizations, API keys, auth, v
   });
 
   test('a revoked key stops working at once', async () => {
-    const system = client(weft.url, bootstrapKey);
+    const system = client(weft.url, BOOTSTRAP_KEY);
     const org = await system('POST', '/api/v1/organizations', { name: 'Revoking' });
     const issued = await system('POST', `/api/v1/api-keys/by-org/${org.body.id}`, {
       name: 'tmp',
@@ -137,7 +136,7 @@ describe(`Weft over HTTP (${deploymentKind()}): organizations, API keys, auth, v
       'POST',
       '/api/v1/organizations',
       { name: 'Bearer' },
-      { authorization: `Bearer ${bootstrapKey}` },
+      { authorization: `Bearer ${BOOTSTRAP_KEY}` },
     );
     expect(answer.status).toBe(201);
   });
@@ -155,7 +154,6 @@ describe(`Weft over HTTP (${deploymentKind()}): organizations, API keys, auth, v
   });
 });
 
-/** In-process: the test reads the generated key from the gateway object and the key file in the data dir. */
 describe('embedded Weft: first start and restart', () => {
   test('without WEFT_BOOTSTRAP_API_KEY the first start creates a key file (0600) once; data survives a restart', async () => {
     const dataDir = await tempDataDir();

@@ -1,8 +1,10 @@
 import type { DecryptedConnection } from '@weft/contracts';
 import { addModel } from '../src/bench/tiny-onnx-model.js';
 import { createNodePalette, type NodePalette } from '../src/adapters/nodes/node-palette.js';
+import type { NodeRunContext } from '../src/domain/nodes/node-executor.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm-server.js';
+import { json, startLocalHttpServer } from './support/local-http-server.js';
 import { pureExecutors, runInMemory } from './support/run-in-memory.js';
 import { waitUntil } from './support/wait-until.js';
 
@@ -77,6 +79,56 @@ describe('mlModelNode', () => {
       expect(fresh.cachedOnnxModels()).toBe(1);
     } finally {
       await fresh.close();
+    }
+  });
+
+  test('onnx: a model from a URL (auth from an http connection) is downloaded once per organization and engine', async () => {
+    const server = await startLocalHttpServer((request, res) => {
+      if (request.headers.authorization !== 'Bearer model-token') return json(res, 401, {});
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      res.end(Buffer.from(addModel()));
+    });
+    const fresh = createNodePalette();
+    const executor = fresh.executors.get('mlModelNode')!;
+    const models: DecryptedConnection = {
+      id: 'models',
+      organizationId: 'org',
+      type: 'http',
+      name: 'model store',
+      data: { authType: 'bearer', token: 'model-token' },
+    };
+    const contextOf = (organizationId: string) =>
+      ({
+        organizationId,
+        signal: new AbortController().signal,
+        connection: async () => models,
+      }) as unknown as NodeRunContext;
+    const config = (a: number) => ({
+      label: 'Model',
+      provider: 'onnx',
+      model: `${server.url}/models/add.onnx`,
+      connectionId: 'models',
+      inputs: { a: { data: [a], dims: [1] }, b: { data: [10], dims: [1] } },
+    });
+    try {
+      for (const [a, org] of [
+        [1, 'org-a'],
+        [2, 'org-a'],
+        [3, 'org-b'],
+      ] as const) {
+        const result = await executor.execute(config(a), {}, contextOf(org));
+        expect(result.output).toEqual({ outputs: { sum: { data: [a + 10], dims: [1] } } });
+      }
+      // Another organization fetches with its own credentials; the same bytes share one loaded model.
+      expect(server.requests).toHaveLength(2);
+      expect(fresh.cachedOnnxModels()).toBe(1);
+      const refused = await executor
+        .execute({ ...config(1), model: `${server.url}/other.onnx`, connectionId: undefined }, {}, contextOf('org-c'))
+        .catch((error: Error) => error.message);
+      expect(refused).toBe(`GET ${server.url}/other.onnx (the model) answered 401`);
+    } finally {
+      await fresh.close();
+      await server.close();
     }
   });
 

@@ -141,5 +141,16 @@ describe('lint of the schematization and ML model nodes', () => {
         source: 'text',
       }),
     ).toEqual(['node "Extract" (schematizationNode): /config/connectionId: connection "gone" does not exist']);
+    expect(
+      withConnections('mlModelNode', {
+        label: 'M',
+        provider: 'onnx',
+        model: 'https://models.example/m.onnx',
+        connectionId: 'c-llm',
+        inputs: { a: { data: [1], dims: [1] } },
+      }),
+    ).toEqual([
+      'node "M" (mlModelNode): /config/connectionId: connection "c-llm" is a llm connection; it must be http',
+    ]);
   });
 });

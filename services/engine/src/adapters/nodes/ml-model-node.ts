@@ -1,6 +1,8 @@
 import type { MlModelNodeConfig, OnnxModelConfig, OpenAiModelConfig } from '@weft/contracts';
 import { NodeFailure, type NodeExecutor, type NodeRunContext } from '../../domain/nodes/node-executor.js';
-import type { OutboundGuard } from '../http/outbound-guard.js';
+import { readCappedBody, ResponseTooLargeError } from '../http/capped-body.js';
+import { guardedFetch, OutboundBlockedError, type OutboundGuard } from '../http/outbound-guard.js';
+import { authHeaders } from './integration-node.js';
 import type { JsonSchemaValidators } from './json-schema-validators.js';
 import { LlmEndpoint } from './llm-client.js';
 import type { OnnxModels } from './onnx-models.js';
@@ -62,10 +64,41 @@ const asChatMessage = (message: { role: string; content: unknown }) => ({
   content: typeof message.content === 'string' ? message.content : JSON.stringify(message.content ?? null),
 });
 
+/** A model from a URL, through the outbound guard, capped at WEFT_ONNX_MODEL_MAX_BYTES; an `http` connection gives its auth. */
+async function downloadModel(
+  url: URL,
+  maxBytes: number,
+  config: OnnxModelConfig,
+  context: NodeRunContext,
+  options: MlModelNodeOptions,
+): Promise<Uint8Array> {
+  const headers = config.connectionId ? authHeaders(await context.connection(config.connectionId)) : {};
+  const where = `${url.origin}${url.pathname}`;
+  try {
+    const response = await guardedFetch(url, { headers, signal: context.signal }, options.guard, {
+      credentialHeaders: Object.keys(headers),
+    });
+    if (response.status >= 400) {
+      await response.body?.cancel();
+      throw new NodeFailure(`GET ${where} (the model) answered ${response.status}`);
+    }
+    return await readCappedBody(response, maxBytes);
+  } catch (error) {
+    if (error instanceof NodeFailure || context.signal.aborted) throw error;
+    if (error instanceof ResponseTooLargeError) {
+      throw new NodeFailure(`the model is larger than ${maxBytes} bytes (WEFT_ONNX_MODEL_MAX_BYTES)`);
+    }
+    if (error instanceof OutboundBlockedError) throw new NodeFailure(`GET ${where} (the model): ${error.message}`);
+    throw new NodeFailure(`GET ${where} (the model) failed: ${String((error as Error).cause ?? error)}`);
+  }
+}
+
 async function runOnnx(config: OnnxModelConfig, context: NodeRunContext, options: MlModelNodeOptions) {
   const timeoutMs = config.timeoutMs ?? options.timeoutMs;
   return raceAbort(context.signal, timeoutMs, `the ONNX model timed out after ${timeoutMs} ms`, async () => {
-    const model = await options.onnx.load(context.organizationId, config.model);
+    const model = await options.onnx.load(context.organizationId, config.model, (url, maxBytes) =>
+      downloadModel(url, maxBytes, config, context, options),
+    );
     const missing = model.inputNames.filter((name) => !(name in config.inputs));
     if (missing.length > 0) throw new NodeFailure(`the model needs inputs ${missing.join(', ')}`);
     const feeds: Record<string, TensorInput> = {};

@@ -51,14 +51,31 @@ export class OnnxModels {
   private nextId = 0;
   /** Loaded models by key, least recently used first. */
   private readonly loaded = new Map<string, Promise<LoadedModel>>();
+  /** The key of each model downloaded from a URL, by organization and URL. */
+  private readonly downloaded = new Map<string, string>();
 
   constructor(private readonly options: OnnxModelsOptions) {}
 
   /** The model, loaded now or reused. */
-  async load(organizationId: string, model: FileReference | string): Promise<LoadedModel> {
+  async load(
+    organizationId: string,
+    model: FileReference | string,
+    download?: (url: URL, maxBytes: number) => Promise<Uint8Array>,
+  ): Promise<LoadedModel> {
     const worker = await this.started();
-    const bytes = await this.bytesOf(organizationId, model);
+    const target = typeof model === 'string' ? model : model.url;
+    // A model taken from a URL is downloaded once per engine; its loaded session is then reused.
+    const remote = /^https?:\/\//i.test(target) ? `${organizationId}\u0000${target}` : undefined;
+    const known = remote === undefined ? undefined : this.downloaded.get(remote);
+    const cached = known === undefined ? undefined : this.loaded.get(known);
+    if (cached) {
+      this.loaded.delete(known as string);
+      this.loaded.set(known as string, cached);
+      return cached;
+    }
+    const bytes = remote ? await this.downloadOf(target, download) : await this.bytesOf(organizationId, model);
     const key = createHash('sha256').update(bytes).digest('hex');
+    if (remote) this.downloaded.set(remote, key);
     let loaded = this.loaded.get(key);
     if (loaded) {
       this.loaded.delete(key);
@@ -93,6 +110,7 @@ export class OnnxModels {
     const worker = this.worker;
     this.worker = undefined;
     this.loaded.clear();
+    this.downloaded.clear();
     if (worker) await (await worker.catch(() => undefined))?.terminate();
   }
 
@@ -100,6 +118,7 @@ export class OnnxModels {
     while (this.loaded.size > keep) {
       const oldest = this.loaded.keys().next().value as string;
       this.loaded.delete(oldest);
+      for (const [url, key] of this.downloaded) if (key === oldest) this.downloaded.delete(url);
       // Runs already sent finish first: the worker handles messages in order.
       void this.worker?.then((worker) => this.request(worker, { op: 'release', key: oldest })).catch(() => undefined);
     }
@@ -159,6 +178,14 @@ export class OnnxModels {
     }).finally(() => {
       if (this.pending.size === 0) worker.unref();
     });
+  }
+
+  private async downloadOf(
+    target: string,
+    download: ((url: URL, maxBytes: number) => Promise<Uint8Array>) | undefined,
+  ): Promise<Uint8Array> {
+    if (!download) throw new NodeFailure(`model URL "${target}" cannot be fetched here`);
+    return download(new URL(target), this.options.maxModelBytes);
   }
 
   private async bytesOf(organizationId: string, model: FileReference | string): Promise<Uint8Array> {
