@@ -19,7 +19,8 @@ start: build
 check: install
 	@$(TOOLCHAIN) && pnpm check
 
-## Unit, integration (real PostgreSQL and NATS, started if missing) and end-to-end tests.
+## Unit, integration (real PostgreSQL and NATS, started if missing) and end-to-end tests; the HTTP-level
+## e2e suites run against both deployments: embedded (as `make start`) and distributed (each service a process).
 test: build
 	@$(TOOLCHAIN) && pnpm check
 	@bash scripts/validate-compose.sh

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs one test tier (unit | int | e2e | all) with jest, then prints the plain summary line
-# "N passed, N failed" that CI reads.
+# "N passed, N failed" that CI reads. e2e suites on the deployment harness run once per deployment
+# (WEFT_E2E_DEPLOYMENTS, default "embedded distributed").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tier="${1:-all}"; shift || true
@@ -18,14 +19,34 @@ esac
 [ -n "$filter" ] && pattern="${filter}.*${pattern}"
 if [ "$tier" != unit ]; then source scripts/ensure-test-services.sh; fi
 mkdir -p .test-tmp
-report=".test-tmp/jest-$tier-$$.json"
+reports=()
 status=0
-NODE_OPTIONS="--experimental-vm-modules --no-warnings ${NODE_OPTIONS:-}" \
-  node node_modules/jest/bin/jest.js --testPathPatterns "$pattern" --json --outputFile "$report" "$@" || status=$?
+run_jest() { # <report name> <path regex> [jest args]
+  local report=".test-tmp/jest-$1-$$.json" regex="$2"; shift 2
+  reports+=("$report")
+  NODE_OPTIONS="--experimental-vm-modules --no-warnings ${NODE_OPTIONS:-}" \
+    node node_modules/jest/bin/jest.js --testPathPatterns "$regex" --json --outputFile "$report" "$@" || status=$?
+}
+# HTTP-level e2e suites on the deployment harness (services/all-in-one/test/support/deployment.ts)
+# run once per deployment in WEFT_E2E_DEPLOYMENTS (default: embedded, then distributed); the rest once.
+deployments="${WEFT_E2E_DEPLOYMENTS:-embedded distributed}"
+first="${deployments%% *}"
+WEFT_E2E_DEPLOYMENT="$first" run_jest "$tier" "$pattern" "$@"
+if [ "$tier" = e2e ] || [ "$tier" = all ]; then
+  deployed=$(grep -rl --include='*.e2e.spec.ts' "support/deployment" services libs contracts 2>/dev/null \
+    | grep -E "${filter:-.}" | sed 's/[.]/\\./g' | paste -sd '|' - || true)
+  for deployment in ${deployments#"$first"}; do
+    [ -n "$deployed" ] && WEFT_E2E_DEPLOYMENT="$deployment" run_jest "e2e-$deployment" "($deployed)\$" "$@"
+  done
+fi
 node -e '
-  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-  const skipped = r.numPendingTests + r.numTodoTests;
-  console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed` + (skipped ? `, ${skipped} skipped` : ""));
-  if (r.numTotalTests === 0) { console.error("no test ran"); process.exit(1); }
-' "$report" || status=1
+  let passed = 0, failed = 0, skipped = 0, total = 0;
+  for (const file of process.argv.slice(1)) {
+    const r = JSON.parse(require("fs").readFileSync(file, "utf8"));
+    passed += r.numPassedTests; failed += r.numFailedTests; skipped += r.numPendingTests + r.numTodoTests;
+    total += r.numTotalTests;
+  }
+  console.log(`${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ""));
+  if (total === 0) { console.error("no test ran"); process.exit(1); }
+' "${reports[@]}" || status=1
 exit "$status"

@@ -1,23 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import { BOOTSTRAP_KEY, client } from './weft-harness.js';
-import { startWeftIn, WEFT_MODES, type WeftUnderTest } from './weft-modes.js';
+import { client } from './weft-harness.js';
+import { deploymentKind, startDeployment, type Deployment } from './support/deployment.js';
 
 /**
  * The engine behind the gateway, as a user calls it: real keys over HTTP, the catalog making the
  * processes, the engine running them, in both modes.
  */
-describe.each(WEFT_MODES)('executions over HTTP (%s)', (mode) => {
-  let under: WeftUnderTest;
+describe(`executions over HTTP (${deploymentKind()})`, () => {
+  let under: Deployment;
   let acme: { id: string; key: string; userId: string };
   let globex: { id: string; key: string };
   let waiting: string; // input -> 60 s wait -> output: runs until cancelled
   let quick: string; // input -> output
   let restrictedKey: string; // acme's, restricted to `quick`
 
-  const as = (key: string) => client(under.weft.url, key);
+  const as = (key: string) => client(under.baseUrl, key);
 
   const organization = async (name: string, extra: Record<string, unknown> = {}) => {
-    const system = as(BOOTSTRAP_KEY);
+    const system = as(under.key);
     const org = await system('POST', '/api/v1/organizations', { name });
     expect(org.status).toBe(201);
     const userId = randomUUID();
@@ -49,12 +49,12 @@ describe.each(WEFT_MODES)('executions over HTTP (%s)', (mode) => {
   };
 
   beforeAll(async () => {
-    under = await startWeftIn(mode);
+    under = await startDeployment();
     acme = await organization('Acme');
     globex = await organization('Globex');
     waiting = await createProcess('Waits', { type: 'waitNode', config: { label: 'Pause', seconds: 60 } });
     quick = await createProcess('Quick', undefined);
-    const issued = await as(BOOTSTRAP_KEY)('POST', `/api/v1/api-keys/by-org/${acme.id}`, {
+    const issued = await as(under.key)('POST', `/api/v1/api-keys/by-org/${acme.id}`, {
       name: 'only quick',
       userName: 'Rita',
       userId: randomUUID(),
@@ -64,7 +64,7 @@ describe.each(WEFT_MODES)('executions over HTTP (%s)', (mode) => {
     restrictedKey = issued.body.key as string;
   }, 60_000);
   afterAll(async () => {
-    await under?.dispose();
+    await under?.stop();
   });
 
   /** Starts `waiting` and answers its execution id once it is running (202 after a 1 s wait). */
@@ -74,6 +74,29 @@ describe.each(WEFT_MODES)('executions over HTTP (%s)', (mode) => {
     expect(started.body).toMatchObject({ status: 'running' });
     return started.body.execution_id as string;
   };
+
+  test('an execution id answered with 202 is readable and cancellable at once, and the cancel holds', async () => {
+    const user = as(acme.key);
+    const pausing = await createProcess('Cancelled at once', {
+      type: 'waitNode',
+      config: { label: 'Pause', seconds: 60 },
+    });
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const accepted = await user('POST', `/api/v1/processes/test/${pausing}?waitSeconds=0`, { attempt });
+      expect(accepted.status).toBe(202);
+      const id = accepted.body.execution_id as string;
+      const read = await user('GET', `/api/v1/processes/execution/${id}`);
+      expect(read.status).toBe(200);
+      expect(read.body.status).toBe('running');
+      const cancelled = await user('POST', `/api/v1/processes/execution/${id}/cancel`);
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.body.status).toBe('cancelled');
+    }
+    // Whether an engine had taken them or not, every one stays cancelled.
+    const history = await user('GET', `/api/v1/processes/executions/${pausing}`);
+    expect(history.body.total).toBe(5);
+    expect(history.body.items.map((item: { status: string }) => item.status)).toEqual(Array(5).fill('cancelled'));
+  });
 
   test('a user runs, reads, lists, cancels and counts executions with their key', async () => {
     const user = as(acme.key);

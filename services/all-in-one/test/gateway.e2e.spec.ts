@@ -1,20 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RunningWeft } from '../src/weft-runtime.js';
-import { BOOTSTRAP_KEY, client, removeDir, startEmbedded, tempDataDir } from './weft-harness.js';
+import { client, removeDir, startEmbedded, tempDataDir } from './weft-harness.js';
+import { deploymentKind, startDeployment, type Deployment } from './support/deployment.js';
 
-describe('embedded Weft over HTTP: organizations, API keys, auth, validation', () => {
-  let dataDir: string;
-  let weft: RunningWeft;
+describe(`Weft over HTTP (${deploymentKind()}): organizations, API keys, auth, validation`, () => {
+  let deployment: Deployment;
+  let bootstrapKey: string;
+  const weft = { url: '' };
 
   beforeAll(async () => {
-    dataDir = await tempDataDir();
-    weft = await startEmbedded(dataDir, { WEFT_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY, WEFT_BODY_LIMIT_BYTES: '4096' });
-  });
+    deployment = await startDeployment({ env: { WEFT_BODY_LIMIT_BYTES: '4096' } });
+    weft.url = deployment.baseUrl;
+    bootstrapKey = deployment.key;
+  }, 90_000);
   afterAll(async () => {
-    await weft?.stop();
-    await removeDir(dataDir);
+    await deployment?.stop();
   });
 
   test('health and readiness answer without a key', async () => {
@@ -35,7 +36,7 @@ describe('embedded Weft over HTTP: organizations, API keys, auth, validation', (
   });
 
   test('the bootstrap key creates an organization and an org key; org keys see only their organization', async () => {
-    const system = client(weft.url, BOOTSTRAP_KEY);
+    const system = client(weft.url, bootstrapKey);
     const acme = await system('POST', '/api/v1/organizations', { name: 'Acme' });
     expect(acme.status).toBe(201);
     const other = await system('POST', '/api/v1/organizations', { name: 'Other' });
@@ -70,7 +71,7 @@ describe('embedded Weft over HTTP: organizations, API keys, auth, validation', (
   });
 
   test('a malformed body gets 400 listing every violation and changes nothing', async () => {
-    const system = client(weft.url, BOOTSTRAP_KEY);
+    const system = client(weft.url, bootstrapKey);
     const org = await system('POST', '/api/v1/organizations', { name: 'Validated' });
     const before = await system('GET', `/api/v1/api-keys/by-org/${org.body.id}`);
     const bad = await system('POST', `/api/v1/api-keys/by-org/${org.body.id}`, {
@@ -97,7 +98,7 @@ describe('embedded Weft over HTTP: organizations, API keys, auth, validation', (
   });
 
   test('a body over the limit gets 413; unknown routes and malformed ids get 404 problems', async () => {
-    const system = client(weft.url, BOOTSTRAP_KEY);
+    const system = client(weft.url, bootstrapKey);
     const big = await system('POST', '/api/v1/organizations', { name: 'x'.repeat(10_000) });
     expect(big.status).toBe(413);
     expect(big.contentType).toContain('application/problem+json');
@@ -109,7 +110,7 @@ describe('embedded Weft over HTTP: organizations, API keys, auth, validation', (
   });
 
   test('bad paging answers 400', async () => {
-    const system = client(weft.url, BOOTSTRAP_KEY);
+    const system = client(weft.url, bootstrapKey);
     const org = await system('POST', '/api/v1/organizations', { name: 'Paged' });
     const answer = await system('GET', `/api/v1/api-keys/by-org/${org.body.id}?page=0&pageSize=1000`);
     expect(answer.status).toBe(400);
@@ -117,7 +118,7 @@ describe('embedded Weft over HTTP: organizations, API keys, auth, validation', (
   });
 
   test('a revoked key stops working at once', async () => {
-    const system = client(weft.url, BOOTSTRAP_KEY);
+    const system = client(weft.url, bootstrapKey);
     const org = await system('POST', '/api/v1/organizations', { name: 'Revoking' });
     const issued = await system('POST', `/api/v1/api-keys/by-org/${org.body.id}`, {
       name: 'tmp',
@@ -136,7 +137,7 @@ describe('embedded Weft over HTTP: organizations, API keys, auth, validation', (
       'POST',
       '/api/v1/organizations',
       { name: 'Bearer' },
-      { authorization: `Bearer ${BOOTSTRAP_KEY}` },
+      { authorization: `Bearer ${bootstrapKey}` },
     );
     expect(answer.status).toBe(201);
   });
@@ -154,6 +155,7 @@ describe('embedded Weft over HTTP: organizations, API keys, auth, validation', (
   });
 });
 
+/** In-process: the test reads the generated key from the gateway object and the key file in the data dir. */
 describe('embedded Weft: first start and restart', () => {
   test('without WEFT_BOOTSTRAP_API_KEY the first start creates a key file (0600) once; data survives a restart', async () => {
     const dataDir = await tempDataDir();

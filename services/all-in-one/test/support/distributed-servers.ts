@@ -68,7 +68,7 @@ export interface OwnDatabase {
 }
 
 export async function createOwnDatabase(prefix: string): Promise<OwnDatabase> {
-  const name = `${prefix}_${process.pid}_${Date.now()}`;
+  const name = `${prefix}_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
   const adminDatabaseUrl = requiredDatabaseUrl();
   const admin = new pg.Client({ connectionString: adminDatabaseUrl });
   await admin.connect();
