@@ -37,4 +37,17 @@ describe('lint of the email, webhook, OCR and web automation nodes', () => {
       findings('webAutomationNode', { label: 'Browse', steps: [{ action: 'goto', url: 'http://x.test/' }] }),
     ).toEqual([]);
   });
+
+  test('an email integration names an existing smtp connection', () => {
+    const mail = { label: 'Mail', kind: 'email', connectionId: 'c-1', to: 'a@x.test', subject: 's' };
+    const lint = (connections: [string, { id: string; type: string }][]) =>
+      lintProcess({ nodes: [node('integrationNode', mail)], edges: [] }, new Map(), new Map(connections))
+        .findings.filter((finding) => finding.check === 'node-config')
+        .map((finding) => finding.message);
+    expect(lint([['c-1', { id: 'c-1', type: 'smtp' }]])).toEqual([]);
+    expect(lint([['c-1', { id: 'c-1', type: 'http' }]])).toEqual([
+      'node "Mail" (integrationNode): /config/connectionId: connection "c-1" is a http connection; it must be smtp',
+    ]);
+    expect(lint([])).toEqual(['node "Mail" (integrationNode): /config/connectionId: connection "c-1" does not exist']);
+  });
 });
