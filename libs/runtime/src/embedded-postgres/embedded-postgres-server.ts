@@ -77,7 +77,11 @@ async function initialise(
   const { command, args, options } = spawnAs(
     user,
     initdb,
-    ['-D', partial, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-instructions'],
+    [
+      ...['-D', partial, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-instructions'],
+      // One syncfs instead of an fsync per file: as durable, half the time of a new data dir (1.5 s vs 3.3 s here).
+      ...(process.platform === 'linux' ? ['--sync-method=syncfs'] : []),
+    ],
     env,
   );
   const output: string[] = [];
