@@ -67,6 +67,14 @@ describe.each(WEFT_MODES)('testing read models rebuild (%s)', (mode) => {
       expect(before.testing_test_cases).toHaveLength(2);
       expect(before.testing_test_runs).toHaveLength(3);
       expect(before.testing_batches).toHaveLength(1);
+      // Every testing event names its organization and process, so its published subject does too.
+      const events = await store.readAll({
+        eventTypes: testingProjections.flatMap((projection) => projection.eventTypes),
+      });
+      expect(events.length).toBeGreaterThan(0);
+      expect(
+        events.filter((event) => event.metadata.processId !== processId || !event.metadata.organizationId),
+      ).toEqual([]);
       const applied = await rebuildReadModels(store, testingProjections);
       expect(applied['testing-test-runs']).toBe(6);
       expect(await snapshot()).toEqual(before);

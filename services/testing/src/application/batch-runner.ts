@@ -64,6 +64,7 @@ export class BatchRunner {
       actorId: request.runBy.userId,
       actorName: request.runBy.userName,
       organizationId: request.organizationId,
+      processId: request.processId,
       correlationId: request.correlationId,
     };
     await this.deps.store.append(testBatchStream(batchId), [{ ...started, metadata }], {
@@ -172,8 +173,7 @@ export class BatchRunner {
       type: 'TestBatchCompleted',
       data: { completedAt: this.deps.clock().toISOString() },
     };
-    await this.deps.store.append(testBatchStream(batchId), [{ ...completed, metadata: { correlationId } }], {
-      expectedVersion: 1,
-    });
+    const metadata = { organizationId: batch.organizationId, processId: batch.processId, correlationId };
+    await this.deps.store.append(testBatchStream(batchId), [{ ...completed, metadata }], { expectedVersion: 1 });
   }
 }

@@ -44,7 +44,7 @@ export class TestCaseRequests {
         actor,
         now: this.deps.clock().toISOString(),
       },
-      metadataOf(actor, process.organization_id, context),
+      metadataOf(actor, process.organization_id, process.id, context),
     );
     return {
       status: 201,
@@ -85,7 +85,7 @@ export class TestCaseRequests {
       this.deps.store,
       testCase.id,
       { type: 'ChangeTestCase', fields, now: this.deps.clock().toISOString() },
-      metadataOf(actor, testCase.organizationId, context),
+      metadataOf(actor, testCase.organizationId, testCase.processId, context),
     );
     return { status: 200, body: await findTestCase(this.deps.db, testCase.id) };
   }
@@ -97,7 +97,7 @@ export class TestCaseRequests {
       this.deps.store,
       testCase.id,
       { type: 'DeleteTestCase', now: this.deps.clock().toISOString() },
-      metadataOf(actor, testCase.organizationId, context),
+      metadataOf(actor, testCase.organizationId, testCase.processId, context),
     );
     return { status: 204 };
   }
@@ -117,9 +117,11 @@ export class TestCaseRequests {
   }
 }
 
-export const metadataOf = (actor: Actor, organizationId: string, context: MessageContext) => ({
+/** Event metadata; `processId` makes the published subject carry the process (weft.events.testcase.<org>.<process>.*). */
+export const metadataOf = (actor: Actor, organizationId: string, processId: string, context: MessageContext) => ({
   actorId: actor.userId,
   actorName: actor.userName,
   organizationId,
+  processId,
   correlationId: context.correlationId,
 });

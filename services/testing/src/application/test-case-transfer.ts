@@ -79,7 +79,12 @@ export class TestCaseTransfer {
           actor: request.actor,
           now: this.deps.clock().toISOString(),
         },
-        { actorId: request.actor.userId, actorName: request.actor.userName, organizationId: process.organization_id },
+        {
+          actorId: request.actor.userId,
+          actorName: request.actor.userName,
+          organizationId: process.organization_id,
+          processId: process.id,
+        },
       );
     }
     return { testCaseIds: ids };

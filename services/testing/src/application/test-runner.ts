@@ -37,6 +37,7 @@ export class TestRunner {
       actorId: plan.runBy.userId,
       actorName: plan.runBy.userName,
       organizationId: testCase.organizationId,
+      processId: testCase.processId,
       correlationId: plan.correlationId,
     };
     const version = await this.deps.store.streamVersion(stream);
