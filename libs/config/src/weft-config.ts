@@ -168,6 +168,8 @@ export interface MediaNodeLimits {
   ocrMaxPages: number;
   /** Default time limit of an OCR node. */
   ocrTimeoutMs: number;
+  /** Largest image (or rendered PDF page) in pixels handed to an OCR worker. */
+  ocrMaxPixels: number;
   /** Chromium the web automation node drives (Debian's `chromium` package). */
   chromiumPath: string;
   /** Default time limit of each web automation step. */
@@ -308,6 +310,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
       ocrWorkers: integer(env, 'WEFT_OCR_WORKERS', 1, 1, 64),
       ocrMaxPages: integer(env, 'WEFT_OCR_MAX_PAGES', 50, 1, 10_000),
       ocrTimeoutMs: integer(env, 'WEFT_OCR_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
+      ocrMaxPixels: integer(env, 'WEFT_OCR_MAX_PIXELS', 40_000_000, 10_000, 1_000_000_000),
       chromiumPath: optional(env, 'WEFT_CHROMIUM_PATH') ?? '/usr/bin/chromium',
       browserStepTimeoutMs: integer(env, 'WEFT_BROWSER_STEP_TIMEOUT_MS', 30_000, 100, 600_000),
       browserMaxContexts: integer(env, 'WEFT_BROWSER_MAX_CONTEXTS', 4, 1, 256),

@@ -33,7 +33,10 @@ describe('OCR node (tesseract.js with registry language data, pdftoppm for PDFs)
   const workers = new OcrWorkers(1);
   afterAll(() => workers.close());
 
-  const run = async (config: Record<string, unknown>, options: { pdftoppm?: string; signal?: AbortSignal } = {}) => {
+  const run = async (
+    config: Record<string, unknown>,
+    options: { pdftoppm?: string; signal?: AbortSignal; maxPixels?: number } = {},
+  ) => {
     const g = new GraphBuilder()
       .node('In', 'inputNode', { triggerType: 'manual' })
       .node('Scan', 'ocrNode', config)
@@ -43,6 +46,7 @@ describe('OCR node (tesseract.js with registry language data, pdftoppm for PDFs)
       files: nodeFileSource(undefined),
       maxPages: 5,
       timeoutMs: 60_000,
+      maxPixels: options.maxPixels ?? 40_000_000,
       pdftoppm: options.pdftoppm,
     });
     return runInMemory(g.snapshot(), g.id('In'), {}, { executors: pureExecutors(executor), signal: options.signal });
@@ -100,6 +104,7 @@ describe('OCR node (tesseract.js with registry language data, pdftoppm for PDFs)
     const executor = ocrNodeExecutor({
       workers: missing,
       files: nodeFileSource(undefined),
+      maxPixels: 1_000_000,
       maxPages: 1,
       timeoutMs: 5000,
     });
@@ -132,5 +137,32 @@ describe('OCR node (tesseract.js with registry language data, pdftoppm for PDFs)
       { signal: controller.signal },
     );
     expect(outcome.status).not.toBe('completed');
+  });
+
+  test('an image declaring more pixels than WEFT_OCR_MAX_PIXELS is refused before a worker decodes it', async () => {
+    // A valid PNG header claiming 100000 x 100000 pixels: a few bytes that would decode to 10 GB.
+    const header = Buffer.alloc(33);
+    Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex').copy(header);
+    header.writeUInt32BE(100_000, 16);
+    header.writeUInt32BE(100_000, 20);
+    const { outcome } = await run({ file: dataUrl('bomb.png', 'image/png', header) });
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      error: 'the image is 100000x100000 pixels, more than WEFT_OCR_MAX_PIXELS (40000000)',
+    });
+  });
+
+  test('a PDF page too large for the pixel budget is rendered at a lower resolution', async () => {
+    const pdf = textPdf(['FIRST PAGE 1']);
+    const { outcome, listener } = await run(
+      { file: dataUrl('one.pdf', 'application/pdf', pdf) },
+      { maxPixels: 200_000 },
+    );
+    expect(outcome.status).toBe('completed');
+    const page = (listener.output('Scan') as { pages: { text: string; words: { bbox: { x1: number } }[] }[] })
+      .pages[0]!;
+    expect(page.text.trim()).toBe('FIRST PAGE 1');
+    // 612 x 200 pt within 200,000 pixels is 92 dpi (782 px wide); at 200 dpi the text would end near 750 px.
+    expect(Math.max(...page.words.map((word) => word.bbox.x1))).toBeLessThan(500);
   });
 });

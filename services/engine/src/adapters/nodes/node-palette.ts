@@ -112,6 +112,7 @@ export function createNodePalette(
       files: options.files ?? nodeFileSource(undefined),
       maxPages: options.media?.ocrMaxPages ?? 50,
       timeoutMs: options.media?.ocrTimeoutMs ?? 120_000,
+      maxPixels: options.media?.ocrMaxPixels ?? 40_000_000,
     }),
     webAutomationNodeExecutor({
       browsers,
