@@ -5,7 +5,7 @@ import { loadConfig, type WeftConfig } from '@weft/config';
 import { startWeft, type RunningWeft } from '../src/weft-runtime.js';
 
 /**
- * Real collaborators only: the whole embedded Weft (PGlite in a temp dir, in-memory bus) over
+ * Real collaborators only: the whole embedded Weft (its own PostgreSQL in a temp dir, in-memory bus) over
  * HTTP on 127.0.0.1 with a random port.
  */
 export const BOOTSTRAP_KEY = 'weft_test_bootstrap_key_0123456789abcdef';
