@@ -29,6 +29,7 @@ import { assertStorableInput } from './storable-input.js';
 import { ExecutionRun } from './execution-run.js';
 import { ExecutionSlots } from './execution-slots.js';
 import { resolveStoredValues, type EventStorage } from './event-values.js';
+import { executionMetadataOf, startExecutionCommand } from './start-execution.js';
 import { runGraph, type CompletedNode, type RunOutcome } from './graph-runner.js';
 import { armTimer, sleepUntil } from './long-timer.js';
 import { WaitParking } from './wait-parking.js';
@@ -90,7 +91,6 @@ interface ActiveExecution {
   done: Promise<void>;
 }
 
-const DEFAULT_TIMEOUT_SECONDS = 300;
 const GRAPH_CACHE_SIZE = 500;
 const DEFAULT_MAX_RESUMES = 3;
 const DEFAULT_PARK_AFTER_MS = 60_000;
@@ -305,7 +305,7 @@ export class ExecutionEngine {
       },
       initialExecutionState(),
     );
-    const metadata = metadataOf(request);
+    const metadata = executionMetadataOf(request);
     try {
       await this.writer.append(
         executionStreamId(request.executionId),
@@ -363,26 +363,9 @@ export class ExecutionEngine {
     const state = foldExecution(stored.map((event) => ({ type: event.type, data: event.data }) as ExecutionEvent));
     if (state.status !== 'not_started') return 'duplicate';
     if (!this.deps.leasesFollowEvents && !(await this.deps.leases.claimNew(request.executionId))) return 'duplicate';
-    const metadata = stored[0]?.metadata ?? metadataOf(request);
+    const metadata = stored[0]?.metadata ?? executionMetadataOf(request);
     const run = this.newRun(request.executionId, state, stored.length, metadata);
-    run.execute({
-      type: 'StartExecution',
-      data: {
-        executionId: request.executionId,
-        processId: process.id,
-        organizationId: process.organization_id,
-        processRevision: process.revision,
-        triggerNodeId,
-        inputData: request.inputData ?? null,
-        graphSnapshot: snapshotOf(process),
-        triggeredByUserId: request.triggeredByUserId ?? null,
-        source: request.source,
-        timeoutSeconds: process.timeout_seconds > 0 ? process.timeout_seconds : DEFAULT_TIMEOUT_SECONDS,
-        maxRetries: Math.max(0, process.max_retries ?? 0),
-        errorWebhookUrl: process.error_webhook_url ?? null,
-      },
-      metadata: { now: this.now() },
-    });
+    run.execute(startExecutionCommand(request, process, triggerNodeId, this.now()));
     try {
       await run.flushed();
     } catch (error) {
@@ -780,18 +763,6 @@ export class ExecutionEngine {
   private notifyFailure(run: ExecutionRun): void {
     if (run.state.started?.errorWebhookUrl) this.deliveries.poke();
   }
-}
-
-/** Who and what an execution's events carry (actor, organization, process, correlation and trace ids). */
-function metadataOf(request: ExecutionRequest): EventMetadata {
-  return {
-    actorId: request.triggeredByUserId ?? undefined,
-    actorName: request.triggeredByUserName,
-    organizationId: request.organizationId,
-    processId: request.processId,
-    correlationId: request.correlationId ?? request.executionId,
-    traceId: request.traceId,
-  };
 }
 
 /** Delay before retry `attempt` (2, 3 ...) when none is configured: 1 s, doubled each time, at most 60 s. */

@@ -1,13 +1,13 @@
 import type { ExecutionRequest, ProcessRecord } from '@weft/contracts';
-import { WrongExpectedVersionError, type EventMetadata, type NewEvent } from '@weft/event-store';
+import { WrongExpectedVersionError, type NewEvent } from '@weft/event-store';
 import type { Logger } from '@weft/observability';
 import { decide } from '../domain/execution/decide.js';
 import { executionStreamId, type ExecutionEvent } from '../domain/execution/events.js';
 import { foldExecution, initialExecutionState } from '../domain/execution/state.js';
-import { snapshotOf } from '../domain/graph/execution-graph.js';
 import { chooseTriggerNode } from '../domain/graph/trigger-node.js';
 import type { ProcessDirectory } from './engine-ports.js';
 import type { CommitBatch } from './execution-event-writer.js';
+import { executionMetadataOf, startExecutionCommand } from './start-execution.js';
 import { storableText } from '../domain/graph/json-value.js';
 
 /** A request kept for an operator to replay (docs/engine.md, "Undeliverable requests"). */
@@ -30,7 +30,6 @@ export interface UndeliverableRequestsDeps {
   now?: () => Date;
 }
 
-const DEFAULT_TIMEOUT_SECONDS = 300;
 const MAX_CAUSE_CHARS = 2000;
 
 // storableText after the cut: the cut may split a surrogate pair, and a message may quote user data.
@@ -83,41 +82,14 @@ export class UndeliverableRequests {
     deliveryCount: number,
   ): NewEvent[] {
     const now = this.now();
-    const metadata: EventMetadata = {
-      actorId: request.triggeredByUserId ?? undefined,
-      actorName: request.triggeredByUserName,
-      organizationId: request.organizationId,
-      processId: request.processId,
-      correlationId: request.correlationId ?? request.executionId,
-      traceId: request.traceId,
-    };
+    const metadata = executionMetadataOf(request);
     let triggerNodeId: string;
     try {
       triggerNodeId = chooseTriggerNode(process, request.inputNodeId);
     } catch {
       triggerNodeId = request.inputNodeId ?? process.nodes[0]?.id ?? 'unknown';
     }
-    const started = decide(
-      {
-        type: 'StartExecution',
-        data: {
-          executionId: request.executionId,
-          processId: process.id,
-          organizationId: process.organization_id,
-          processRevision: process.revision,
-          triggerNodeId,
-          inputData: request.inputData ?? null,
-          graphSnapshot: snapshotOf(process),
-          triggeredByUserId: request.triggeredByUserId ?? null,
-          source: request.source,
-          timeoutSeconds: process.timeout_seconds > 0 ? process.timeout_seconds : DEFAULT_TIMEOUT_SECONDS,
-          maxRetries: Math.max(0, process.max_retries ?? 0),
-          errorWebhookUrl: process.error_webhook_url ?? null,
-        },
-        metadata: { now },
-      },
-      initialExecutionState(),
-    );
+    const started = decide(startExecutionCommand(request, process, triggerNodeId, now), initialExecutionState());
     const failed = decide(
       { type: 'FailExecution', data: { errorMessage: cause, failedNode: null }, metadata: { now } },
       foldExecution(started),
