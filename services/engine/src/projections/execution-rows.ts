@@ -1,5 +1,5 @@
 import type { IterationPath, NodeInputSource, StoredValueRef } from '@weft/contracts';
-import type { ExecutionEvent } from '../domain/execution/events.js';
+import type { ExecutionAcceptedData, ExecutionEvent } from '../domain/execution/events.js';
 
 /**
  * The execution read model's rows and how one event changes them, pure. The projection folds a
@@ -117,30 +117,43 @@ function finish(rows: ExecutionRowSet, executionId: string, status: string, chan
 
 const ms = (seconds: number): number => Math.round(seconds * 1000);
 
+/** A running execution's row as ExecutionAccepted and ExecutionStarted both begin it (no input or graph yet). */
+const runningRow = (
+  d: Pick<
+    ExecutionAcceptedData,
+    'executionId' | 'processId' | 'organizationId' | 'triggeredByUserId' | 'triggerNodeId'
+  >,
+  startedAt: string,
+): ExecutionRow => ({
+  id: d.executionId,
+  process_id: d.processId,
+  organization_id: d.organizationId,
+  status: 'running',
+  started_at: startedAt,
+  completed_at: null,
+  duration_ms: null,
+  error_message: null,
+  triggered_by_user_id: d.triggeredByUserId,
+  trigger_node_id: d.triggerNodeId,
+  attempt: 1,
+  failed_node_id: null,
+  failed_node_name: null,
+  input_data: null,
+  output_data: null,
+  graph_snapshot: null,
+  input_ref: null,
+  output_ref: null,
+  queued: false,
+});
+
 export function applyToRows(rows: ExecutionRowSet, event: ExecutionEvent): void {
   switch (event.type) {
     case 'ExecutionAccepted': {
       const d = event.data;
       if (rows.executions.has(d.executionId)) return;
       rows.executions.set(d.executionId, {
-        id: d.executionId,
-        process_id: d.processId,
-        organization_id: d.organizationId,
-        status: 'running',
-        started_at: d.acceptedAt,
-        completed_at: null,
-        duration_ms: null,
-        error_message: null,
-        triggered_by_user_id: d.triggeredByUserId,
-        trigger_node_id: d.triggerNodeId,
-        attempt: 1,
-        failed_node_id: null,
-        failed_node_name: null,
-        input_data: null,
-        output_data: null,
+        ...runningRow(d, d.acceptedAt),
         graph_snapshot: { nodes: [], edges: [] },
-        input_ref: null,
-        output_ref: null,
         queued: true,
       });
       rows.nodes.set(d.executionId, new Map());
@@ -154,24 +167,10 @@ export function applyToRows(rows: ExecutionRowSet, event: ExecutionEvent): void 
       // An accepted row (already counted as running) gets what the start knows; any other is left as it is.
       if (queued && !(queued.queued && queued.status === 'running')) return;
       rows.executions.set(d.executionId, {
-        id: d.executionId,
-        process_id: d.processId,
-        organization_id: d.organizationId,
-        status: 'running',
-        started_at: d.startedAt,
-        completed_at: null,
-        duration_ms: null,
-        error_message: null,
-        triggered_by_user_id: d.triggeredByUserId,
-        trigger_node_id: d.triggerNodeId,
-        attempt: 1,
-        failed_node_id: null,
-        failed_node_name: null,
+        ...runningRow(d, d.startedAt),
         input_data: d.inputData,
-        output_data: null,
         graph_snapshot: d.graphSnapshot,
         input_ref: d.inputDataRef ?? null,
-        output_ref: null,
         queued: false,
       });
       rows.changedExecutions.add(d.executionId);
