@@ -75,19 +75,9 @@ export class Connections {
 
   async delete(connectionId: string, caller: Caller): Promise<void> {
     assertUnrestricted(caller);
-    await runStreamCommand({
-      store: this.store,
-      runtime: this.runtime,
-      streamId: connectionStreamId(connectionId),
-      decider,
-      caller,
-      command: { type: 'DeleteConnection', data: {} },
-      authorize: (state) => {
-        if (state.status !== 'active' || !visibleTo(state.organizationId, caller))
-          throw notFound('connection not found');
-      },
-      organizationIdOf: (state) => state.organizationId,
-    });
+    await this.onActiveConnection(connectionId, caller, { type: 'DeleteConnection', data: {} }, (organizationId) =>
+      visibleTo(organizationId, caller),
+    );
   }
 
   async get(connectionId: string, caller: Caller): Promise<ConnectionSummary> {
@@ -137,19 +127,33 @@ export class Connections {
     data: Record<string, unknown>,
     caller: Caller,
   ): Promise<void> {
+    await this.onActiveConnection(
+      connectionId,
+      caller,
+      {
+        type: 'ReplaceConnectionData',
+        data: { sealedData: this.secrets.seal(data, { organizationId, connectionId }) },
+      },
+      (owner) => owner === organizationId,
+    );
+  }
+
+  /** Runs a command on an active connection whose organization `owns` accepts; any other is a 404, never disclosed. */
+  private async onActiveConnection(
+    connectionId: string,
+    caller: Caller,
+    command: Omit<ConnectionCommand, 'metadata'>,
+    owns: (organizationId: string) => boolean,
+  ): Promise<void> {
     await runStreamCommand({
       store: this.store,
       runtime: this.runtime,
       streamId: connectionStreamId(connectionId),
       decider,
       caller,
-      command: {
-        type: 'ReplaceConnectionData',
-        data: { sealedData: this.secrets.seal(data, { organizationId, connectionId }) },
-      },
+      command,
       authorize: (state) => {
-        if (state.status !== 'active' || state.organizationId !== organizationId)
-          throw notFound('connection not found');
+        if (state.status !== 'active' || !owns(state.organizationId)) throw notFound('connection not found');
       },
       organizationIdOf: (state) => state.organizationId,
     });
