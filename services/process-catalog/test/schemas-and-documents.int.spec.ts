@@ -49,7 +49,13 @@ describe.each(backends())('schemas, export, import and fork on %s', (backend) =>
           {
             id: 'parse',
             type: 'schematizationNode',
-            config: { label: 'Parse', schemaId: schema.id, selectedDataBlocks: ['invoice'] },
+            config: {
+              label: 'Parse',
+              schemaId: schema.id,
+              selectedDataBlocks: ['invoice'],
+              mode: 'mapping',
+              mappings: { invoice: '$' },
+            },
           },
           { id: 'out', type: 'outputNode', config: { label: 'Out', fields: { total: '{{input["In"]["amount"]}}' } } },
         ],
