@@ -11,7 +11,7 @@ import {
   type RequestSpec,
 } from '@weft/contracts';
 import { openDatabase, PostgresEventStore, type Database } from '@weft/event-store';
-import { namespacedBus } from './fixtures/namespaced-bus.js';
+import { namespacedBus } from '@weft/test-support';
 import { startProcessCatalogService, type RunningService } from '../src/index.js';
 import { actorOf } from './fixtures/catalog-harness.js';
 import { testDatabaseUrl, testNatsUrl } from './fixtures/test-services.js';

@@ -1,9 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createConnection, createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import {
   NATS_SERVICE_USERS,
   NATS_SUBSCRIBER_USER,
@@ -14,6 +10,7 @@ import {
   type NatsUser,
 } from '@weft/bus';
 import { createLogger } from '@weft/observability';
+import { startNatsServer } from '@weft/test-support';
 
 /**
  * A nats-server of the test's own on a free loopback port, with JetStream and the committed
@@ -30,41 +27,8 @@ export interface AuthorizedNats {
 
 export const AUTH_CONF = resolve(__dirname, '../../../../infra/nats/auth.conf');
 
-const freePort = (): Promise<number> =>
-  new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-
-const accepts = (port: number): Promise<boolean> =>
-  new Promise((done) => {
-    const socket = createConnection(port, '127.0.0.1', () => (socket.end(), done(true)));
-    socket.on('error', () => done(false));
-  });
-
-async function waitUntilListening(port: number, server: ChildProcess, output: () => string): Promise<void> {
-  for (let attempt = 0; attempt < 150; attempt += 1) {
-    if (server.exitCode !== null) throw new Error(`nats-server exited: ${output()}`);
-    if (await accepts(port)) return;
-    await new Promise((wake) => setTimeout(wake, 100));
-  }
-  throw new Error(`nats-server did not listen on ${port}: ${output()}`);
-}
-
 /** `extraConfig`: more server configuration, e.g. a `tls { ... }` block. */
 export async function startAuthorizedNats(extraConfig = ''): Promise<AuthorizedNats> {
-  const dir = await mkdtemp(join(tmpdir(), 'weft-nats-auth-'));
-  const port = await freePort();
-  // An include is resolved beside the including file, so the auth file sits next to ours.
-  await copyFile(AUTH_CONF, join(dir, 'auth.conf'));
-  await writeFile(
-    join(dir, 'nats.conf'),
-    `listen: 127.0.0.1:${port}\njetstream { store_dir: "${join(dir, 'jetstream')}" }\ninclude ./auth.conf\n${extraConfig}\n`,
-  );
   const passwords = Object.fromEntries(
     // nats-server parses the variable as a config value: a letter first keeps it a string (infra/README.md).
     [...NATS_SERVICE_USERS, NATS_SUBSCRIBER_USER].map((user) => [user, `p${randomBytes(12).toString('hex')}`]),
@@ -72,22 +36,8 @@ export async function startAuthorizedNats(extraConfig = ''): Promise<AuthorizedN
   const environment = Object.fromEntries(
     Object.entries(passwords).map(([user, password]) => [natsPasswordVariable(user as NatsUser), password]),
   );
-  let output = '';
-  const server = spawn('nats-server', ['-c', join(dir, 'nats.conf')], {
-    env: { ...process.env, ...environment },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  server.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  server.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise((done) => server.once('exit', done));
-  try {
-    await waitUntilListening(port, server, () => output);
-  } catch (error) {
-    server.kill('SIGKILL');
-    await rm(dir, { recursive: true, force: true });
-    throw error;
-  }
-  const url = `nats://127.0.0.1:${port}`;
+  const server = await startNatsServer({ include: [AUTH_CONF], config: extraConfig, env: environment });
+  const { url } = server;
   return {
     url,
     passwords,
@@ -102,10 +52,6 @@ export async function startAuthorizedNats(extraConfig = ''): Promise<AuthorizedN
         logger: createLogger(`test-${user}`, { level: 'silent' }),
         connection: { maxReconnectAttempts: 0 },
       }),
-    async stop() {
-      server.kill('SIGTERM');
-      await exited;
-      await rm(dir, { recursive: true, force: true });
-    },
+    stop: () => server.stop(),
   };
 }

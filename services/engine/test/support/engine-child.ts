@@ -4,7 +4,8 @@ import { loadConfig } from '@weft/config';
 import { openDatabase, PostgresEventStore } from '@weft/event-store';
 import { createLogger } from '@weft/observability';
 import { EngineRuntime } from '../../src/engine-runtime.js';
-import { namespacedBus, namespaceOfQueue } from './namespaced-bus.js';
+import { namespacedBus } from '@weft/test-support';
+import { namespaceOfQueue } from './queue-namespace.js';
 
 /**
  * An engine in its own process, for the SIGKILL tests; configured by the parent through env. It

@@ -7,7 +7,8 @@ import { openDatabase, PostgresEventStore, type Database } from '@weft/event-sto
 import { createLogger } from '@weft/observability';
 import type { EngineOptions } from '../../src/engine-runtime.js';
 import { startEngineService, type RunningEngine } from '../../src/start-engine-service.js';
-import { namespacedBus, namespaceOfQueue } from './namespaced-bus.js';
+import { namespacedBus } from '@weft/test-support';
+import { namespaceOfQueue } from './queue-namespace.js';
 import { startTestCatalog, type TestCatalog } from './test-catalog.js';
 import { testDatabaseUrl, testNatsUrl } from './test-services.js';
 

@@ -3,7 +3,8 @@ import { loadConfig } from '@weft/config';
 import { catalogHttp, type DecryptedConnection, type HttpCall, type ProcessRecord } from '@weft/contracts';
 import { openDatabase, PostgresEventStore, type EventStore } from '@weft/event-store';
 import { startProcessCatalogService } from '@weft/process-catalog';
-import { namespacedBus, namespaceOfQueue } from './namespaced-bus.js';
+import { namespacedBus } from '@weft/test-support';
+import { namespaceOfQueue } from './queue-namespace.js';
 import { testDatabaseUrl, testNatsUrl } from './test-services.js';
 
 /**
