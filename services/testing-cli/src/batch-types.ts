@@ -1,29 +1,11 @@
-/** The parts of Weft's batch answer the CLI reads (docs/testing.md; contracts TestBatch). */
-export interface BatchRun {
-  id: string;
-  testCaseId: string;
-  testCaseName: string;
-  status: 'passed' | 'failed' | 'error' | 'timeout' | 'running';
-  durationMs: number | null;
-  validationResults: { valid: boolean; errors: { field: string; message: string; path: string }[] } | null;
-  errorMessage: string | null;
-}
+import type { TestBatch, TestRun } from '@weft/contracts';
 
-export interface Batch {
-  id: string;
-  processId: string;
-  status: 'running' | 'completed';
-  total: number;
-  done: number;
-  skipped: { testCaseId: string; name: string; reason: string }[];
+/** The parts of Weft's batch answer (contracts TestBatch, docs/testing.md) the CLI reads: types only, no runtime import. */
+export type BatchRun = Pick<
+  TestRun,
+  'id' | 'testCaseId' | 'testCaseName' | 'status' | 'durationMs' | 'validationResults' | 'errorMessage'
+>;
+
+export type Batch = Pick<TestBatch, 'id' | 'processId' | 'status' | 'total' | 'done' | 'skipped' | 'stats'> & {
   runs: BatchRun[];
-  stats: {
-    total: number;
-    passed: number;
-    failed: number;
-    error: number;
-    timeout: number;
-    passRate: number;
-    averageDuration: number;
-  };
-}
+};
