@@ -1,17 +1,18 @@
-import type { ExpectedFiles } from '@weft/contracts';
+import type { TestCase } from '@weft/contracts';
 
-/** The editable fields of a test case, as stored in its events. */
-export interface TestCaseFields {
-  name: string;
-  description: string;
-  inputNodeId: string;
-  inputData: unknown;
-  expectedOutputSchema: Record<string, unknown> | boolean;
-  expectedFiles: ExpectedFiles | null;
-  ignoreFields: string[];
-  tags: string[];
-  disabled: boolean;
-}
+/** The editable fields of a test case (those of the contract's TestCase), as stored in its events. */
+export type TestCaseFields = Pick<
+  TestCase,
+  | 'name'
+  | 'description'
+  | 'inputNodeId'
+  | 'inputData'
+  | 'expectedOutputSchema'
+  | 'expectedFiles'
+  | 'ignoreFields'
+  | 'tags'
+  | 'disabled'
+>;
 
 export type TestCaseEvent =
   | {

@@ -1,19 +1,21 @@
+import type { TestRun } from '@weft/contracts';
 import type { TestOutcome } from '../validation/test-outcome.js';
 
 /** A test run: started when its execution is requested, completed with the judged outcome. */
 export type TestRunEvent =
   | {
       type: 'TestRunStarted';
-      data: {
-        testCaseId: string;
-        testCaseName: string;
-        processId: string;
-        organizationId: string;
-        batchId: string | null;
-        executionId: string;
-        startedAt: string;
-        runByUserId: string;
-      };
+      data: Pick<
+        TestRun,
+        | 'testCaseId'
+        | 'testCaseName'
+        | 'processId'
+        | 'organizationId'
+        | 'batchId'
+        | 'executionId'
+        | 'startedAt'
+        | 'runByUserId'
+      >;
     }
   | { type: 'TestRunCompleted'; data: TestOutcome & { completedAt: string; durationMs: number } };
 

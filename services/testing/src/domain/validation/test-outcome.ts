@@ -1,19 +1,18 @@
-import type { ExpectedFiles, FileComparisonResults, TestRunStatus, ValidationResults } from '@weft/contracts';
+import type { ExpectedFiles, TestRun, TestRunStatus } from '@weft/contracts';
 import { compareFiles } from './expected-files.js';
 import { isIgnored, withoutIgnoredFields } from './ignore-fields.js';
 import { describeViolation, validateOutput } from './output-schema.js';
 
-/** What a finished execution means for its test run. */
-export interface TestOutcome {
-  status: TestRunStatus;
-  validationResults: ValidationResults | null;
-  actualOutput: unknown;
-  /** The output was too large to keep in the run's event; it stays in the execution record. */
-  actualOutputOmitted?: boolean;
-  schemaErrors: string[];
-  fileComparisonResults: FileComparisonResults | null;
-  errorMessage: string | null;
-}
+/** What a finished execution means for its test run: the judged fields of the contract's TestRun. */
+export type TestOutcome = Pick<
+  TestRun,
+  | 'validationResults'
+  | 'actualOutput'
+  | 'actualOutputOmitted'
+  | 'schemaErrors'
+  | 'fileComparisonResults'
+  | 'errorMessage'
+> & { status: TestRunStatus };
 
 export interface FinishedExecution {
   status: 'completed' | 'failed' | 'timeout' | 'cancelled' | 'running';
