@@ -108,6 +108,16 @@ export class FakeIdentity {
     return { code };
   }
 
+  /** The authorize endpoint over HTTP: a 302 back to redirect_uri with the code (and state), or 400 JSON. */
+  consent(params: URLSearchParams, response: ServerResponse): void {
+    const answer = this.authorize(params);
+    if ('error' in answer) return sendJson(response, 400, answer);
+    const target = new URL(params.get('redirect_uri')!);
+    target.searchParams.set('code', answer.code);
+    if (params.has('state')) target.searchParams.set('state', params.get('state')!);
+    response.writeHead(302, { location: target.toString() }).end();
+  }
+
   /** The token endpoint (form-encoded grant), answered in OAuth 2.0 JSON. */
   token(form: URLSearchParams, response: ServerResponse, tokenUrl: string): void {
     const grantType = form.get('grant_type') ?? '';

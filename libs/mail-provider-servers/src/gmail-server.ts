@@ -105,13 +105,7 @@ export async function startGmailServer(options: GmailServerOptions): Promise<Gma
       return identity.token(new URLSearchParams(body.toString('utf8')), response, tokenUrl);
     }
     if (url.pathname === '/o/oauth2/v2/auth') {
-      const answer = identity.authorize(url.searchParams);
-      if ('error' in answer) return sendJson(response, 400, answer);
-      const target = new URL(url.searchParams.get('redirect_uri')!);
-      target.searchParams.set('code', answer.code);
-      if (url.searchParams.has('state')) target.searchParams.set('state', url.searchParams.get('state')!);
-      response.writeHead(302, { location: target.toString() }).end();
-      return;
+      return identity.consent(url.searchParams, response);
     }
     const match =
       /^\/gmail\/v1\/users\/([^/]+)\/(messages|threads|profile)(?:\/([^/]+))?(?:\/attachments\/([^/]+))?$/.exec(

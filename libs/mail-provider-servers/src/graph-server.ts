@@ -70,13 +70,7 @@ export async function startGraphServer(options: GraphServerOptions): Promise<Gra
       return identity.token(new URLSearchParams(body.toString('utf8')), response, `${base}${url.pathname}`);
     }
     if (oauth?.[2] === 'authorize') {
-      const answer = identity.authorize(url.searchParams);
-      if ('error' in answer) return sendJson(response, 400, answer);
-      const target = new URL(url.searchParams.get('redirect_uri')!);
-      target.searchParams.set('code', answer.code);
-      if (url.searchParams.has('state')) target.searchParams.set('state', url.searchParams.get('state')!);
-      response.writeHead(302, { location: target.toString() }).end();
-      return;
+      return identity.consent(url.searchParams, response);
     }
     const route = /^\/v1\.0\/(?:me|users\/([^/]+))(?:\/(.*))?$/.exec(url.pathname);
     if (!route) return graphError(response, 404, 'ResourceNotFound', 'Resource not found for the segment.');
