@@ -13,6 +13,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { runLoad } from '@weft/engine/bench';
+import { benchClient, startedBenchProcess } from './webhook-bench-process.js';
 
 const quick = process.argv.includes('--quick');
 const SECONDS_PER_LEVEL = quick ? 3 : 8;
@@ -66,55 +68,6 @@ function sample(pid: number): CpuSample {
   };
 }
 
-async function call(
-  url: string,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: { id?: string } }> {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : {}) as { id?: string } };
-}
-
-const fiveNodeGraph = {
-  nodes: [
-    { id: 'in', type: 'inputNode', config: { label: 'In', triggerType: 'webhook' } },
-    {
-      id: 'check',
-      type: 'conditionalNode',
-      config: {
-        label: 'Big',
-        mode: 'conditions',
-        combinator: 'and',
-        conditions: [{ left: '{{input["In"]["amount"]}}', operator: 'gt', right: 100 }],
-      },
-    },
-    { id: 'big', type: 'scriptNode', config: { label: 'Discount', code: 'return { total: input.In.amount * 0.9 };' } },
-    { id: 'small', type: 'scriptNode', config: { label: 'Fee', code: 'return { total: input.In.amount + 5 };' } },
-    {
-      id: 'out',
-      type: 'outputNode',
-      config: {
-        label: 'Result',
-        returnToClient: true,
-        fields: { big: '{{input["Discount"]["total"]}}', small: '{{input["Fee"]["total"]}}' },
-      },
-    },
-  ],
-  edges: [
-    { source_node_id: 'in', target_node_id: 'check' },
-    { source_node_id: 'check', target_node_id: 'big', source_handle: 'true' },
-    { source_node_id: 'check', target_node_id: 'small', source_handle: 'false' },
-    { source_node_id: 'big', target_node_id: 'out' },
-    { source_node_id: 'small', target_node_id: 'out' },
-  ],
-};
-
 async function startServer(dataDir: string): Promise<{ pid: number; url: string; stop(): Promise<void> }> {
   const main = join(dirname(fileURLToPath(import.meta.url)), '..', 'main.js');
   const child = spawn(process.execPath, [main], {
@@ -155,39 +108,25 @@ async function main(): Promise<void> {
   const startupMs = performance.now() - startedAt;
   const rows: string[][] = [];
   try {
-    const org = await call(server.url, 'POST', '/api/v1/organizations', { name: 'Bench' });
-    const created = await call(server.url, 'POST', `/api/v1/processes/by-org/${org.body.id!}`, {
-      name: 'bench',
-      ...fiveNodeGraph,
-    });
-    if (created.status !== 201) throw new Error(`create failed: ${JSON.stringify(created.body)}`);
-    await call(server.url, 'POST', `/api/v1/processes/start/${created.body.id!}`);
-    const webhook = `/api/v1/processes/${created.body.id!}/webhook`;
-    for (let i = 0; i < 50; i++) await call(server.url, 'POST', webhook, { amount: i });
+    const call = benchClient(server.url, KEY);
+    const org = await call('POST', '/api/v1/organizations', { name: 'Bench' });
+    const processId = await startedBenchProcess(call, String(org.body?.id), true);
+    const webhook = `/api/v1/processes/${processId}/webhook`;
+    for (let i = 0; i < 50; i++) await call('POST', webhook, { amount: i });
     for (const concurrency of CONCURRENCY) {
-      let count = 0;
-      let errors = 0;
       const before = sample(server.pid);
-      const t0 = performance.now();
-      const end = t0 + SECONDS_PER_LEVEL * 1000;
-      await Promise.all(
-        Array.from({ length: concurrency }, async (_, worker) => {
-          for (let i = worker; performance.now() < end; i += concurrency) {
-            const answer = await call(server.url, 'POST', webhook, { amount: i % 2 === 0 ? 50 : 150 }).catch(() => ({
-              status: 0,
-            }));
-            count++;
-            if (answer.status !== 200) errors++;
-          }
-        }),
+      const result = await runLoad(
+        concurrency,
+        SECONDS_PER_LEVEL,
+        async (i) => (await call('POST', webhook, { amount: i % 2 === 0 ? 50 : 150 })).status === 200,
       );
-      const seconds = (performance.now() - t0) / 1000;
+      const seconds = result.seconds;
       const after = sample(server.pid);
       const share = (value: number): string => (value / seconds).toFixed(2);
       rows.push([
         String(concurrency),
-        (count / seconds).toFixed(0),
-        String(errors),
+        result.rate.toFixed(0),
+        String(result.failures),
         share(after.mainThread - before.mainThread),
         share(after.process - before.process),
         share(after.children - before.children),

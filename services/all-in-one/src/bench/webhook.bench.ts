@@ -10,11 +10,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '@weft/config';
 import pg from 'pg';
+import { ms, percentile, printTable, runLoad, type LoadResult } from '@weft/engine/bench';
 import { startWeft, type RunningWeft } from '../weft-runtime.js';
+import { benchClient, startedBenchProcess, type BenchCall } from './webhook-bench-process.js';
 
 type Mode = 'embedded' | 'distributed';
 const args = process.argv.slice(2);
@@ -26,86 +27,11 @@ const CONCURRENCY = [1, 10, 50];
 const KEY = `weft_bench_${randomUUID().replace(/-/g, '')}`;
 const rows: string[][] = [];
 
-const percentile = (sorted: number[], fraction: number): number =>
-  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))]!;
-const ms = (value: number): string => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
-
-/** input (webhook) -> conditional -> (script | script) -> output: the engine benchmark's process. */
-function fiveNodeGraph(returnToClient: boolean) {
-  const node = (id: string, type: string, config: Record<string, unknown>) => ({ id, type, config });
-  return {
-    nodes: [
-      node('in', 'inputNode', { label: 'In', triggerType: 'webhook' }),
-      node('check', 'conditionalNode', {
-        label: 'Big',
-        mode: 'conditions',
-        combinator: 'and',
-        conditions: [{ left: '{{input["In"]["amount"]}}', operator: 'gt', right: 100 }],
-      }),
-      node('big', 'scriptNode', { label: 'Discount', code: 'return { total: input.In.amount * 0.9 };' }),
-      node('small', 'scriptNode', { label: 'Fee', code: 'return { total: input.In.amount + 5 };' }),
-      node('out', 'outputNode', {
-        label: 'Result',
-        returnToClient,
-        fields: { big: '{{input["Discount"]["total"]}}', small: '{{input["Fee"]["total"]}}' },
-      }),
-    ],
-    edges: [
-      { source_node_id: 'in', target_node_id: 'check' },
-      { source_node_id: 'check', target_node_id: 'big', source_handle: 'true' },
-      { source_node_id: 'check', target_node_id: 'small', source_handle: 'false' },
-      { source_node_id: 'big', target_node_id: 'out' },
-      { source_node_id: 'small', target_node_id: 'out' },
-    ],
-  };
-}
-
-async function call(
-  url: string,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: { id?: string } | undefined }> {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: { 'x-api-key': KEY, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
+async function level(call: BenchCall, processId: string, expected: number, concurrency: number): Promise<LoadResult> {
+  return runLoad(concurrency, SECONDS_PER_LEVEL, async (i) => {
+    const answer = await call('POST', `/api/v1/processes/${processId}/webhook`, { amount: i % 2 === 0 ? 50 : 150 });
+    return answer.status === expected;
   });
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as { id?: string }) : undefined };
-}
-
-async function startedProcess(weft: RunningWeft, organizationId: string, returnToClient: boolean): Promise<string> {
-  const created = await call(weft.url, 'POST', `/api/v1/processes/by-org/${organizationId}`, {
-    name: `bench-${returnToClient ? 'sync' : 'async'}`,
-    ...fiveNodeGraph(returnToClient),
-  });
-  if (created.status !== 201) throw new Error(`create failed: ${JSON.stringify(created.body)}`);
-  const started = await call(weft.url, 'POST', `/api/v1/processes/start/${created.body?.id ?? ''}`);
-  if (started.status !== 200) throw new Error(`start failed: ${JSON.stringify(started.body)}`);
-  return String(created.body?.id);
-}
-
-async function level(weft: RunningWeft, processId: string, expected: number, concurrency: number) {
-  const latencies: number[] = [];
-  let errors = 0;
-  const end = performance.now() + SECONDS_PER_LEVEL * 1000;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async (_, worker) => {
-      for (let i = worker; performance.now() < end; i += concurrency) {
-        const t0 = performance.now();
-        const answer = await call(weft.url, 'POST', `/api/v1/processes/${processId}/webhook`, {
-          amount: i % 2 === 0 ? 50 : 150,
-        }).catch(() => ({ status: 0 }));
-        latencies.push(performance.now() - t0);
-        if (answer.status !== expected) errors++;
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  const sorted = [...latencies].sort((a, b) => a - b);
-  return { rate: latencies.length / seconds, sorted, errors, count: latencies.length };
 }
 
 async function openWeft(mode: Mode): Promise<{ weft: RunningWeft; close(): Promise<void> }> {
@@ -147,27 +73,26 @@ async function openWeft(mode: Mode): Promise<{ weft: RunningWeft; close(): Promi
 
 async function bench(mode: Mode): Promise<void> {
   const opened = await openWeft(mode);
-  const { weft } = opened;
+  const call = benchClient(opened.weft.url, KEY);
   try {
-    const org = await call(weft.url, 'POST', '/api/v1/organizations', { name: 'Bench' });
+    const org = await call('POST', '/api/v1/organizations', { name: 'Bench' });
     for (const [variant, returnToClient, expected] of [
       ['Return to Client (200)', true, 200],
       ['no Return to Client (202)', false, 202],
     ] as const) {
-      const processId = await startedProcess(weft, String(org.body?.id), returnToClient);
-      for (let i = 0; i < 50; i++)
-        await call(weft.url, 'POST', `/api/v1/processes/${processId}/webhook`, { amount: i });
+      const processId = await startedBenchProcess(call, String(org.body?.id), returnToClient);
+      for (let i = 0; i < 50; i++) await call('POST', `/api/v1/processes/${processId}/webhook`, { amount: i });
       for (const concurrency of CONCURRENCY) {
-        const result = await level(weft, processId, expected, concurrency);
+        const result = await level(call, processId, expected, concurrency);
         rows.push([
           mode,
           variant,
           String(concurrency),
           result.rate.toFixed(0),
-          ms(percentile(result.sorted, 0.5)),
-          ms(percentile(result.sorted, 0.99)),
-          ms(result.sorted.at(-1) ?? 0),
-          `${result.errors}/${result.count}`,
+          ms(percentile(result.sortedMs, 0.5)),
+          ms(percentile(result.sortedMs, 0.99)),
+          ms(result.sortedMs.at(-1) ?? 0),
+          `${result.failures}/${result.count}`,
           `${(process.memoryUsage().rss / 1024 / 1024).toFixed(0)} MiB`,
         ]);
       }
@@ -178,11 +103,9 @@ async function bench(mode: Mode): Promise<void> {
 }
 
 for (const mode of modes) await bench(mode);
-const header = ['mode', 'webhook', 'concurrency', 'requests/s', 'p50', 'p99', 'max', 'errors', 'RSS'];
-const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-const line = (cells: string[]): string => `| ${cells.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
-console.log(`\nWebhook throughput (${SECONDS_PER_LEVEL} s per level, one process, keep-alive fetch)`);
-console.log(line(header));
-console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
-for (const row of rows) console.log(line(row));
+printTable(
+  `Webhook throughput (${SECONDS_PER_LEVEL} s per level, one process, keep-alive fetch)`,
+  ['mode', 'webhook', 'concurrency', 'requests/s', 'p50', 'p99', 'max', 'errors', 'RSS'],
+  rows,
+);
 process.exit(0);

@@ -13,6 +13,7 @@ import { sql } from 'kysely';
 import { chainProcess, fanOutProcess, fiveNodeProcess, parkedProcess } from './bench-processes.js';
 import { openBenchStack, type BenchMode, type BenchStack } from './bench-stack.js';
 import { ms, percentile, printTable } from './latency-stats.js';
+import { runLoad } from './load-loop.js';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -46,29 +47,14 @@ async function throughput(stack: BenchStack): Promise<void> {
   };
   for (let i = 0; i < 50; i++) await once(i);
   for (const concurrency of CONCURRENCY) {
-    const latencies: number[] = [];
-    let failures = 0;
-    const end = performance.now() + SECONDS_PER_LEVEL * 1000;
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: concurrency }, async (_, worker) => {
-        for (let i = worker; performance.now() < end; i += concurrency) {
-          const t0 = performance.now();
-          const ok = await once(i).catch(() => false);
-          latencies.push(performance.now() - t0);
-          if (!ok) failures++;
-        }
-      }),
-    );
-    const seconds = (performance.now() - started) / 1000;
-    const all = sorted(latencies);
+    const result = await runLoad(concurrency, SECONDS_PER_LEVEL, once);
     throughputRows.push([
       stack.mode,
       String(concurrency),
-      (latencies.length / seconds).toFixed(0),
-      ms(percentile(all, 0.5)),
-      ms(percentile(all, 0.99)),
-      String(failures),
+      result.rate.toFixed(0),
+      ms(percentile(result.sortedMs, 0.5)),
+      ms(percentile(result.sortedMs, 0.99)),
+      String(result.failures),
     ]);
   }
 }

@@ -1,0 +1,3 @@
+/** What benchmarks of other packages share with the engine's (`@weft/engine/bench`). */
+export { runLoad, type LoadResult } from './load-loop.js';
+export { ms, percentile, printTable } from './latency-stats.js';
