@@ -1,11 +1,12 @@
-import { openDatabase, PostgresEventStore, type Database } from '@weft/event-store';
-import { createLogger } from '@weft/observability';
-import { scheduleListenerFactory } from '../src/adapters/schedule/schedule-listener.js';
 import type { ListenerContext, ListenerFactory } from '../src/application/listener-port.js';
-import { ListenerStatusBoard } from '../src/application/listener-status.js';
-import { ListenerSupervisor } from '../src/application/listener-supervisor.js';
 import { ScheduleClock } from './support/schedule-clock.js';
-import { catalogOf, QueuedRequests, scheduledProcess } from './support/schedule-rig.js';
+import {
+  catalogOf,
+  eachTestEventStore,
+  QueuedRequests,
+  scheduledProcess,
+  scheduleSupervisor,
+} from './support/schedule-rig.js';
 
 /**
  * The supervisor keeps listeners apart: one that cannot start or fails while running is reported
@@ -13,17 +14,7 @@ import { catalogOf, QueuedRequests, scheduledProcess } from './support/schedule-
  * no listener can start an execution.
  */
 describe('listener supervisor', () => {
-  let database: Database;
-  let store: PostgresEventStore;
-
-  beforeEach(async () => {
-    database = await openDatabase();
-    store = await PostgresEventStore.open(database);
-  });
-  afterEach(async () => {
-    await store.close();
-    await database.close();
-  });
+  const events = eachTestEventStore();
 
   test('a mail listener that cannot start is failing and retried; the schedule beside it keeps firing', async () => {
     const clock = new ScheduleClock('2026-05-04T10:00:30Z');
@@ -44,15 +35,12 @@ describe('listener supervisor', () => {
       async stop() {},
     });
     const queue = new QueuedRequests();
-    const supervisor = new ListenerSupervisor({
-      factories: { schedule: scheduleListenerFactory({ clock }), gmail },
-      catalog: catalogOf(process),
-      executions: queue,
-      files: { store: async () => Promise.reject(new Error('unused')) },
-      store,
+    const supervisor = scheduleSupervisor({
+      store: events.store,
       clock,
-      logger: createLogger('trigger-test', { level: 'silent' }),
-      status: new ListenerStatusBoard(),
+      catalog: catalogOf(process),
+      queue,
+      factories: { gmail },
     });
     await supervisor.restoreAll();
     await clock.sleeping(1);
@@ -90,16 +78,7 @@ describe('listener supervisor', () => {
     const process = scheduledProcess({ cronExpression: '* * * * *' });
     const catalog = catalogOf(process);
     const queue = new QueuedRequests();
-    const supervisor = new ListenerSupervisor({
-      factories: { schedule: scheduleListenerFactory({ clock }) },
-      catalog,
-      executions: queue,
-      files: { store: async () => Promise.reject(new Error('unused')) },
-      store,
-      clock,
-      logger: createLogger('trigger-test', { level: 'silent' }),
-      status: new ListenerStatusBoard(),
-    });
+    const supervisor = scheduleSupervisor({ store: events.store, clock, catalog, queue });
     await supervisor.restoreAll();
     await clock.sleeping(1);
     catalog.setRunning(false); // stopped in the catalog; this replica never got the event

@@ -1,23 +1,18 @@
-import { openDatabase, PostgresEventStore, type Database } from '@weft/event-store';
 import { ScheduleClock } from './support/schedule-clock.js';
-import { catalogOf, QueuedRequests, scheduledProcess, scheduleSupervisor } from './support/schedule-rig.js';
+import {
+  catalogOf,
+  eachTestEventStore,
+  QueuedRequests,
+  scheduledProcess,
+  scheduleSupervisor,
+} from './support/schedule-rig.js';
 
 /**
  * The scheduled input on a real event store (PGlite) with a hand-moved clock: ticks in the node's
  * zone across DST changes, one firing per tick across replicas, the latest missed tick after a restart.
  */
 describe('scheduled trigger', () => {
-  let database: Database;
-  let store: PostgresEventStore;
-
-  beforeEach(async () => {
-    database = await openDatabase();
-    store = await PostgresEventStore.open(database);
-  });
-  afterEach(async () => {
-    await store.close();
-    await database.close();
-  });
+  const events = eachTestEventStore();
 
   test("'0 9 * * 1-5' in Europe/Berlin fires at 09:00 local before and after the clocks go forward", async () => {
     const clock = new ScheduleClock('2026-03-27T06:00:00Z'); // Friday 07:00 CET
@@ -27,7 +22,7 @@ describe('scheduled trigger', () => {
       body: { report: 'daily' },
     });
     const queue = new QueuedRequests();
-    const supervisor = scheduleSupervisor({ store, clock, catalog: catalogOf(process), queue });
+    const supervisor = scheduleSupervisor({ store: events.store, clock, catalog: catalogOf(process), queue });
     await supervisor.reconcile(process.id);
     await clock.sleeping(1);
     expect(supervisor.statusBoard.of(process.id, 'tick')).toMatchObject({
@@ -54,7 +49,7 @@ describe('scheduled trigger', () => {
     const clock = new ScheduleClock('2026-03-07T12:00:00Z');
     const process = scheduledProcess({ cronExpression: '30 2 * * *', timezone: 'America/New_York' });
     const queue = new QueuedRequests();
-    const supervisor = scheduleSupervisor({ store, clock, catalog: catalogOf(process), queue });
+    const supervisor = scheduleSupervisor({ store: events.store, clock, catalog: catalogOf(process), queue });
     await supervisor.reconcile(process.id);
     for (const at of ['2026-03-08T07:30:00Z', '2026-03-09T06:30:00Z']) {
       await clock.sleeping(1);
@@ -69,7 +64,7 @@ describe('scheduled trigger', () => {
     const clock = new ScheduleClock('2026-10-31T12:00:00Z');
     const process = scheduledProcess({ cronExpression: '30 1 * * *', timezone: 'America/New_York' });
     const queue = new QueuedRequests();
-    const supervisor = scheduleSupervisor({ store, clock, catalog: catalogOf(process), queue });
+    const supervisor = scheduleSupervisor({ store: events.store, clock, catalog: catalogOf(process), queue });
     await supervisor.reconcile(process.id);
     // 05:30Z is 01:30 EDT; 06:30Z is 01:30 EST, the repeated hour.
     for (const at of ['2026-11-01T05:30:00Z', '2026-11-01T06:30:00Z', '2026-11-02T06:30:00Z']) {
@@ -86,7 +81,7 @@ describe('scheduled trigger', () => {
     const process = scheduledProcess({ cronExpression: '* * * * *' });
     const catalog = catalogOf(process);
     const queues = [new QueuedRequests(), new QueuedRequests()];
-    const replicas = queues.map((queue) => scheduleSupervisor({ store, clock, catalog, queue }));
+    const replicas = queues.map((queue) => scheduleSupervisor({ store: events.store, clock, catalog, queue }));
     await Promise.all(replicas.map((replica) => replica.reconcile(process.id)));
     for (const minute of ['01', '02', '03', '04', '05']) {
       await clock.sleeping(2);
@@ -109,7 +104,7 @@ describe('scheduled trigger', () => {
     const process = scheduledProcess({ cronExpression: '0 * * * *' });
     const catalog = catalogOf(process);
     const before = new QueuedRequests();
-    const first = scheduleSupervisor({ store, clock, catalog, queue: before });
+    const first = scheduleSupervisor({ store: events.store, clock, catalog, queue: before });
     await first.reconcile(process.id);
     await clock.sleeping(1);
     clock.set('2026-05-04T09:00:00Z');
@@ -119,7 +114,7 @@ describe('scheduled trigger', () => {
 
     clock.set('2026-05-04T13:20:00Z'); // 10:00 ... 13:00 were missed
     const after = new QueuedRequests();
-    const restarted = scheduleSupervisor({ store, clock, catalog, queue: after });
+    const restarted = scheduleSupervisor({ store: events.store, clock, catalog, queue: after });
     await restarted.restoreAll();
     await clock.sleeping(1);
     const newExecutions = after.executionIds().filter((id) => !before.executionIds().includes(id));
@@ -133,7 +128,7 @@ describe('scheduled trigger', () => {
     clock.set('2026-05-04T16:10:00Z');
     catalog.setRunning(true); // started again later: the ticks while stopped are not owed
     const again = new QueuedRequests();
-    const third = scheduleSupervisor({ store, clock, catalog, queue: again });
+    const third = scheduleSupervisor({ store: events.store, clock, catalog, queue: again });
     await third.reconcile(process.id);
     await clock.sleeping(1);
     expect(again.requests).toEqual([]);

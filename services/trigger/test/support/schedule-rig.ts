@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { ExecutionRequest, ProcessRecord } from '@weft/contracts';
-import type { EventStore } from '@weft/event-store';
+import { openDatabase, PostgresEventStore, type Database, type EventStore } from '@weft/event-store';
 import { createLogger } from '@weft/observability';
 import { scheduleListenerFactory } from '../../src/adapters/schedule/schedule-listener.js';
+import type { ListenerFactory } from '../../src/application/listener-port.js';
 import { ListenerStatusBoard } from '../../src/application/listener-status.js';
 import { ListenerSupervisor } from '../../src/application/listener-supervisor.js';
 import type { CatalogPort, ExecutionPort } from '../../src/application/trigger-ports.js';
@@ -91,9 +92,11 @@ export function scheduleSupervisor(deps: {
   clock: ScheduleClock;
   catalog: CatalogPort;
   queue: ExecutionPort;
+  /** Listeners of other trigger types beside the schedule's. */
+  factories?: Record<string, ListenerFactory>;
 }): ListenerSupervisor {
   return new ListenerSupervisor({
-    factories: { schedule: scheduleListenerFactory({ clock: deps.clock }) },
+    factories: { schedule: scheduleListenerFactory({ clock: deps.clock }), ...deps.factories },
     catalog: deps.catalog,
     executions: deps.queue,
     files: {
@@ -106,4 +109,23 @@ export function scheduleSupervisor(deps: {
     logger: createLogger('trigger-test', { level: 'silent' }),
     status: new ListenerStatusBoard(),
   });
+}
+
+/** A fresh event store on the default test database for each test, closed after it (registers the jest hooks). */
+export function eachTestEventStore(): { readonly store: PostgresEventStore } {
+  let database: Database;
+  let store: PostgresEventStore;
+  beforeEach(async () => {
+    database = await openDatabase();
+    store = await PostgresEventStore.open(database);
+  });
+  afterEach(async () => {
+    await store.close();
+    await database.close();
+  });
+  return {
+    get store() {
+      return store;
+    },
+  };
 }
