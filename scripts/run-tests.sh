@@ -21,11 +21,12 @@ if [ "$tier" != unit ]; then source scripts/ensure-test-services.sh; fi
 mkdir -p .test-tmp
 reports=()
 status=0
+# --forceExit: a handle a suite leaks must not hang CI after its results are written.
 run_jest() { # <report name> <path regex> [jest args]
   local report=".test-tmp/jest-$1-$$.json" regex="$2"; shift 2
   reports+=("$report")
   NODE_OPTIONS="--experimental-vm-modules --no-warnings ${NODE_OPTIONS:-}" \
-    node node_modules/jest/bin/jest.js --testPathPatterns "$regex" --json --outputFile "$report" "$@" || status=$?
+    node node_modules/jest/bin/jest.js --testPathPatterns "$regex" --json --outputFile "$report" --forceExit "$@" || status=$?
 }
 # HTTP-level e2e suites on the deployment harness (services/all-in-one/test/support/deployment.ts)
 # run once per deployment in WEFT_E2E_DEPLOYMENTS (default: embedded, then distributed); the rest once.

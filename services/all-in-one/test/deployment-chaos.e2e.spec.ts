@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
 import { RELAY_LOCK_NAMESPACE } from '@weft/event-store';
 import { client } from './weft-harness.js';
@@ -156,9 +155,9 @@ describeDistributed('chaos: processes of a distributed Weft SIGKILLed under load
 
       // The relay published every stored event exactly once (messages are deduplicated by event id).
       const total = Number((await db.query('SELECT count(*) AS n FROM events')).rows[0].n);
-      const connection = await connect({ servers: deployment.natsUrl });
+      const subscriber = await deployment.connectNatsAs('subscriber');
       try {
-        const jsm = await jetstreamManager(connection);
+        const jsm = await jetstreamManager(subscriber.connection);
         let published = 0;
         const until = Date.now() + 60_000;
         while (Date.now() < until) {
@@ -168,7 +167,7 @@ describeDistributed('chaos: processes of a distributed Weft SIGKILLed under load
         }
         expect(published).toBe(total);
       } finally {
-        await connection.close();
+        await subscriber.close();
       }
     } finally {
       loading = false;

@@ -3,22 +3,28 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { client } from '../weft-harness.js';
+import type { NatsBus, NatsUser } from '@weft/bus';
 import {
-  createOwnDatabase,
-  freePort,
-  startOwnNatsServer,
-  type OwnDatabase,
-  type OwnNatsServer,
-} from './distributed-servers.js';
+  startAuthorizedNats,
+  type AuthorizedNats,
+} from '../../../../libs/runtime/test/support/authorized-nats-server.js';
+import { client } from '../weft-harness.js';
+import { createOwnDatabase, freePort, type OwnDatabase } from './distributed-servers.js';
 
 /**
  * Weft as a user deploys it, for HTTP-level end-to-end tests, chosen by WEFT_E2E_DEPLOYMENT:
  * `embedded` (default) runs the built all-in-one (services/all-in-one/dist/main.js, what
  * `make start` runs: PGlite, in-memory bus); `distributed` runs each service's built dist/main.js
- * as its own process (process catalog, two engines, trigger and testing when built, gateway) on a
+ * as its own process (process catalog, two engines, trigger and testing when built, gateway),
+ * each logged in as its own NATS user (infra/nats/auth.conf, as docker-compose runs them), on a
  * nats-server and a fresh PostgreSQL database of this deployment's own. Tests talk HTTP only; a
  * test may SIGKILL and restart a process by name (distributed).
+ *
+ * In-process harnesses remain only where a test reaches inside Weft: weft-harness.ts startEmbedded
+ * (the generated bootstrap key object, key-file restarts), weft-modes.ts (tests reading the event
+ * store or starting replicas in process: webhook-trigger, trigger-lifecycle, rebuild-read-models,
+ * route-fuzz, tracing, trace-fallback, the testing service's suites), tenant-chaos (the all-in-one
+ * on NATS and PostgreSQL, a third shape) and distributed-trigger (replicas with their own ids).
  */
 export type DeploymentKind = 'embedded' | 'distributed';
 
@@ -39,6 +45,13 @@ const MAINS = {
   gateway: 'services/gateway/dist/main.js',
 } as const;
 type Service = keyof typeof MAINS;
+const NATS_USERS: Record<Exclude<Service, 'weft'>, NatsUser> = {
+  catalog: 'process-catalog',
+  engine: 'engine',
+  trigger: 'trigger',
+  testing: 'testing',
+  gateway: 'gateway',
+};
 
 export const DEPLOYMENT_KEY = 'weft_e2e_deployment_key_0123456789abcdef';
 
@@ -61,6 +74,8 @@ export interface Deployment {
   /** The database and NATS server of a distributed deployment (chaos tests compare them). */
   databaseUrl?: string;
   natsUrl?: string;
+  /** A NATS connection as one of the deployment's users (distributed), e.g. `subscriber`. */
+  connectNatsAs(user: NatsUser): Promise<NatsBus>;
   kill(name: string, signal?: NodeJS.Signals): Promise<void>;
   restart(name: string): Promise<void>;
   /** Starts one more process of a service (distributed), e.g. a third engine. */
@@ -94,10 +109,11 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
   const dataDir = await mkdtemp(join(tmpdir(), `weft-${kind}-`));
   const logs: string[] = [];
   const running = new Map<string, Running>();
-  let nats: OwnNatsServer | undefined;
+  let nats: AuthorizedNats | undefined;
   let database: OwnDatabase | undefined;
 
-  const spawnService = (name: string, service: Service, env: Record<string, string>): void => {
+  const spawnService = (name: string, service: Service, base: Record<string, string>): void => {
+    const env = service === 'weft' || !nats ? base : { ...base, ...nats.envFor(NATS_USERS[service]) };
     const file = join(root, MAINS[service]);
     const child = spawn(process.execPath, [file], { env: { ...process.env, NODE_OPTIONS: '', ...env }, stdio: 'pipe' });
     const keep = (chunk: Buffer): void => {
@@ -106,7 +122,7 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
     };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
-    running.set(name, { service, env, child });
+    running.set(name, { service, env: base, child });
   };
 
   const httpPort = await freePort();
@@ -129,9 +145,9 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
     if (kind === 'embedded') {
       spawnService('weft', 'weft', { ...common, ...http });
     } else {
-      nats = await startOwnNatsServer();
+      nats = await startAuthorizedNats();
       database = await createOwnDatabase('weft_e2e');
-      const env = { ...common, WEFT_NATS_URL: nats.url, WEFT_DATABASE_URL: database.url };
+      const env = { ...common, WEFT_DATABASE_URL: database.url };
       // The catalog first (it migrates its tables), then the engines, the optional services, the gateway.
       spawnService('catalog', 'catalog', env);
       for (let i = 1; i <= (options.engines ?? 2); i++) spawnService(`engine-${i}`, 'engine', env);
@@ -160,8 +176,10 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
   const stopProcesses = async (): Promise<void> => {
     const all = [...running.values()].reverse();
     for (const { child } of all) child.kill('SIGTERM');
-    const timeout = new Promise((r) => setTimeout(r, 10_000));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise((r) => (timer = setTimeout(r, 10_000)));
     await Promise.race([Promise.all(all.map(({ child }) => exited(child))), timeout]);
+    clearTimeout(timer);
     for (const { child } of all) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await Promise.all(all.map(({ child }) => exited(child)));
   };
@@ -175,6 +193,10 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
     pid: (name) => running.get(name)?.child.pid,
     databaseUrl: database?.url,
     natsUrl: nats?.url,
+    connectNatsAs(user) {
+      if (!nats) throw new Error('an embedded deployment has no NATS');
+      return nats.connectAs(user);
+    },
     async kill(name, signal = 'SIGKILL') {
       const target = running.get(name);
       if (!target) throw new Error(`no process ${name} in this deployment`);
@@ -191,9 +213,9 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
       spawnService(name, target.service, target.env);
     },
     add(name, service) {
-      const env = [...running.values()].find((r) => r.service === 'engine')?.env;
+      const env = [...running.values()].find((r) => r.service === service)?.env;
       if (!env || running.has(name)) throw new Error(`cannot add ${name} to this deployment`);
-      spawnService(name, service, service === 'gateway' ? { ...env, ...http } : env);
+      spawnService(name, service, env);
     },
     output: () => logs.join(''),
     async stop() {
