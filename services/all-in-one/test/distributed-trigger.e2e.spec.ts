@@ -1,11 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import pg from 'pg';
 import { startAuthorizedNats, type AuthorizedNats } from '../../../libs/runtime/test/support/authorized-nats-server.js';
+import { createTestDatabase, freePort, type TestDatabase } from '@weft/test-support';
 import { client } from './weft-harness.js';
 
 /**
@@ -20,18 +19,7 @@ const mains = {
   engine: join(root, 'services/engine/dist/main.js'),
   trigger: join(root, 'services/trigger/dist/main.js'),
 };
-const adminUrl = process.env.WEFT_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/weft_test';
 const KEY = 'weft_trigger_e2e_key_0123456789abcdef';
-
-const freePort = (): Promise<number> =>
-  new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
 
 async function waitFor(check: () => Promise<boolean>, what: () => string): Promise<void> {
   for (let attempt = 0; attempt < 150; attempt += 1) {
@@ -46,7 +34,7 @@ describe('distributed trigger service under its own NATS user', () => {
   const logs: string[] = [];
   let nats: AuthorizedNats;
   let dataDir: string;
-  let databaseName: string;
+  let database: TestDatabase | undefined;
   let baseUrl: string;
   let env: Record<string, string>;
 
@@ -73,14 +61,10 @@ describe('distributed trigger service under its own NATS user', () => {
     }
     dataDir = await mkdtemp(join(tmpdir(), 'weft-trigger-e2e-'));
     nats = await startAuthorizedNats();
-    databaseName = `weft_trigger_e2e_${process.pid}_${Date.now()}`;
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${databaseName}`);
-    await admin.end();
+    database = await createTestDatabase('weft_trigger_e2e');
     const httpPort = await freePort();
     env = {
-      WEFT_DATABASE_URL: adminUrl.replace(/\/[^/]*$/, `/${databaseName}`),
+      WEFT_DATABASE_URL: database.url,
       WEFT_SECRET_KEY: 'trigger-e2e-secret-key-0123456789',
       WEFT_BOOTSTRAP_API_KEY: KEY,
       WEFT_DATA_DIR: dataDir,
@@ -100,10 +84,7 @@ describe('distributed trigger service under its own NATS user', () => {
   afterAll(async () => {
     for (const child of children.reverse()) await stopChild(child);
     await nats?.stop();
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
-    await admin.end();
+    await database?.drop();
     await rm(dataDir, { recursive: true, force: true });
   });
 

@@ -1,6 +1,6 @@
 import { loadConfig } from '@weft/config';
 import { startWeft, type RunningWeft } from '../src/weft-runtime.js';
-import { createOwnDatabase, startOwnNatsServer } from './support/distributed-servers.js';
+import { createTestDatabase, startNatsServer } from '@weft/test-support';
 import { BOOTSTRAP_KEY, removeDir, startEmbedded, tempDataDir } from './weft-harness.js';
 
 /**
@@ -48,8 +48,8 @@ export async function startWeftIn(mode: WeftMode, env: Record<string, string> = 
       },
     };
   }
-  const nats = await startOwnNatsServer();
-  const database = await createOwnDatabase('weft_e2e');
+  const nats = await startNatsServer();
+  const database = await createTestDatabase('weft_e2e');
   const distributed = {
     ...base,
     WEFT_DATABASE_URL: database.url,

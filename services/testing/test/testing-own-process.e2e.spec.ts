@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startAuthorizedNats, type AuthorizedNats } from '../../../libs/runtime/test/support/authorized-nats-server.js';
 import { client } from '../../all-in-one/test/weft-harness.js';
-import { createOwnDatabase, freePort, type OwnDatabase } from '../../all-in-one/test/support/distributed-servers.js';
+import { createTestDatabase, freePort, type TestDatabase } from '@weft/test-support';
 import { readUntil } from './support/testing-stack.js';
 
 /**
@@ -27,7 +27,7 @@ describe('the testing service as its own process under its NATS user', () => {
   const logs: string[] = [];
   let nats: AuthorizedNats;
   let dataDir: string;
-  let database: OwnDatabase;
+  let database: TestDatabase;
   let baseUrl: string;
 
   const started: Record<string, ChildProcess> = {};
@@ -45,7 +45,7 @@ describe('the testing service as its own process under its NATS user', () => {
     }
     dataDir = await mkdtemp(join(tmpdir(), 'weft-testing-process-'));
     nats = await startAuthorizedNats();
-    database = await createOwnDatabase('weft_testing_proc');
+    database = await createTestDatabase('weft_testing_proc');
     const httpPort = await freePort();
     const env = {
       WEFT_DATABASE_URL: database.url,
