@@ -51,13 +51,10 @@ export class Connections {
     assertUnrestricted(caller);
     assertOrganizationAccess(organizationId, caller);
     const connectionId = this.runtime.newId();
-    await runStreamCommand({
-      store: this.store,
-      runtime: this.runtime,
-      streamId: connectionStreamId(connectionId),
-      decider,
+    await this.command(
+      connectionId,
       caller,
-      command: {
+      {
         type: 'CreateConnection',
         data: {
           connectionId,
@@ -67,9 +64,8 @@ export class Connections {
           sealedData: this.secrets.seal(input.data, { organizationId, connectionId }),
         },
       },
-      authorize: () => undefined,
-      organizationIdOf: () => organizationId,
-    });
+      () => undefined,
+    );
     return this.get(connectionId, caller);
   }
 
@@ -145,6 +141,18 @@ export class Connections {
     command: Omit<ConnectionCommand, 'metadata'>,
     owns: (organizationId: string) => boolean,
   ): Promise<void> {
+    await this.command(connectionId, caller, command, (state) => {
+      if (state.status !== 'active' || !owns(state.organizationId)) throw notFound('connection not found');
+    });
+  }
+
+  /** A command on the connection's stream; `authorize` sees the state before it (and throws to refuse). */
+  private async command(
+    connectionId: string,
+    caller: Caller,
+    command: Omit<ConnectionCommand, 'metadata'>,
+    authorize: (state: ConnectionState) => void,
+  ): Promise<void> {
     await runStreamCommand({
       store: this.store,
       runtime: this.runtime,
@@ -152,9 +160,8 @@ export class Connections {
       decider,
       caller,
       command,
-      authorize: (state) => {
-        if (state.status !== 'active' || !owns(state.organizationId)) throw notFound('connection not found');
-      },
+      authorize,
+      // A created connection's organization is in its first event, so the state after it names it.
       organizationIdOf: (state) => state.organizationId,
     });
   }
