@@ -1,15 +1,13 @@
 import type { ChildProcess } from 'node:child_process';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { workQueue, type ExecutionRecord, type ExecutionRequest } from '@weft/contracts';
+import type { ExecutionRecord } from '@weft/contracts';
 import { NatsBus } from '@weft/bus';
-import { openDatabase } from '@weft/event-store';
-import { sql } from 'kysely';
 import { GraphBuilder } from './fixtures/graph-builder.js';
 import { startEngineHarness, type EngineHarness } from './support/engine-harness.js';
 import { startLocalHttpServer, type LocalHttpServer } from './support/local-http-server.js';
+import { sharedEngineQueue } from './support/shared-engine-queue.js';
 import { killHard, spawnEngineChild } from './support/spawn-engine-child.js';
 import { startDistributedTestCatalog, type TestCatalog } from './support/test-catalog.js';
-import { testDatabaseUrl, testNatsUrl } from './support/test-services.js';
+import { testNatsUrl } from './support/test-services.js';
 import { waitUntil } from './support/wait-until.js';
 
 /**
@@ -17,17 +15,7 @@ import { waitUntil } from './support/wait-until.js';
  * with the failure, so another engine finds it once the dead engine's claim lapses and delivers it.
  */
 describe('error webhook delivery survives SIGKILL (PostgreSQL + NATS)', () => {
-  const id = crypto.randomUUID().replace(/-/g, '').slice(0, 12);
-  const schema = `test_engine_hookkill_${id}`;
-  const queue = {
-    spec: workQueue<ExecutionRequest>(
-      `TEST_HOOKKILL_${id}`,
-      `test.engine.hookkill.${id}.executions`,
-      ['engine'],
-      'engine',
-    ),
-    durable: `engine_hookkill_${id}`,
-  };
+  const { schema, queue, dispose } = sharedEngineQueue('hookkill');
   let hook: LocalHttpServer;
   let child: ChildProcess | undefined;
   let survivor: EngineHarness | undefined;
@@ -44,12 +32,7 @@ describe('error webhook delivery survives SIGKILL (PostgreSQL + NATS)', () => {
     await survivor?.close();
     await catalog?.stop();
     await hook.close();
-    const nats = await NatsBus.connect({ servers: testNatsUrl() });
-    await (await jetstreamManager(nats.connection)).streams.delete(queue.spec.stream).catch(() => undefined);
-    await nats.close();
-    const owner = await openDatabase({ url: testDatabaseUrl() });
-    await sql.raw(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).execute(owner.db);
-    await owner.close();
+    await dispose();
   });
 
   test('another engine delivers the failure report the killed engine was sending', async () => {

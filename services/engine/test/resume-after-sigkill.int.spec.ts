@@ -1,12 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { workQueue, type ExecutionRecord, type ExecutionRequest } from '@weft/contracts';
+import type { ExecutionRecord } from '@weft/contracts';
 import { NatsBus } from '@weft/bus';
-import { sql } from 'kysely';
 import { findExecution } from '../src/projections/execution-queries.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
 import { startEngineHarness, type EngineHarness } from './support/engine-harness.js';
 import { json, startLocalHttpServer, type LocalHttpServer } from './support/local-http-server.js';
+import { sharedEngineQueue } from './support/shared-engine-queue.js';
 import { killHard, spawnEngineChild } from './support/spawn-engine-child.js';
 import { startDistributedTestCatalog, type TestCatalog } from './support/test-catalog.js';
 import { testDatabaseUrl, testNatsUrl } from './support/test-services.js';
@@ -18,17 +17,7 @@ import { waitUntil } from './support/wait-until.js';
  * nodes; the wait node is a durable timer counted from its first start.
  */
 describe('resume after SIGKILL (PostgreSQL + NATS)', () => {
-  const id = crypto.randomUUID().replace(/-/g, '').slice(0, 12);
-  const schema = `test_engine_kill_${id}`;
-  const queue = {
-    spec: workQueue<ExecutionRequest>(
-      `TEST_ENGINE_KILL_${id}`,
-      `test.engine.kill.${id}.executions`,
-      ['engine'],
-      'engine',
-    ),
-    durable: `engine_kill_${id}`,
-  };
+  const { schema, queue, dispose } = sharedEngineQueue('kill');
   let server: LocalHttpServer;
   let child: ChildProcess | undefined;
   let survivor: EngineHarness | undefined;
@@ -43,13 +32,7 @@ describe('resume after SIGKILL (PostgreSQL + NATS)', () => {
     await survivor?.close();
     await catalog?.stop();
     await server.close();
-    const nats = await NatsBus.connect({ servers: testNatsUrl() });
-    await (await jetstreamManager(nats.connection)).streams.delete(queue.spec.stream).catch(() => undefined);
-    await nats.close();
-    const { openDatabase } = await import('@weft/event-store');
-    const owner = await openDatabase({ url: testDatabaseUrl() });
-    await sql.raw(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).execute(owner.db);
-    await owner.close();
+    await dispose();
   });
 
   test('another engine finishes the execution; completed nodes never run again', async () => {
