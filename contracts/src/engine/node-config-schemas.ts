@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../http/http-route.js';
+import { WEB_AUTOMATION_ACTIONS } from './node-configs.js';
 
 /**
  * JSON Schemas of the node configs the engine runs (DESIGN.md "Node configs"). The catalog's
@@ -194,19 +195,7 @@ export const nodeConfigSchemas: Record<string, JsonSchema> = {
           type: 'object',
           required: ['action'],
           properties: {
-            action: {
-              enum: [
-                'goto',
-                'click',
-                'fill',
-                'select',
-                'waitFor',
-                'extractText',
-                'extractAttribute',
-                'screenshot',
-                'pdf',
-              ],
-            },
+            action: { enum: [...WEB_AUTOMATION_ACTIONS] },
             url: { type: 'string', minLength: 1 },
             selector: { type: 'string', minLength: 1 },
             value: { type: 'string' },
