@@ -1,12 +1,7 @@
 import { loadConfig } from '@weft/config';
 import { startWeft, type RunningWeft } from '../src/weft-runtime.js';
 import { BOOTSTRAP_KEY, client, removeDir, tempDataDir } from './weft-harness.js';
-import {
-  createOwnDatabase,
-  startOwnNatsServer,
-  type OwnDatabase,
-  type OwnNatsServer,
-} from './support/distributed-servers.js';
+import { createTestDatabase, startNatsServer, type TestDatabase, type TestNatsServer } from '@weft/test-support';
 
 /**
  * Distributed Weft over a nats-server with its default max_payload (1 MB): an execution record and
@@ -19,15 +14,15 @@ const BODY_CHARS = 2 * 1024 * 1024;
 describe('messages larger than NATS max_payload (distributed)', () => {
   let weft: RunningWeft;
   let dataDir: string;
-  let nats: OwnNatsServer;
-  let database: OwnDatabase;
+  let nats: TestNatsServer;
+  let database: TestDatabase;
   let call: ReturnType<typeof client>;
   let processId: string;
 
   beforeAll(async () => {
     dataDir = await tempDataDir();
-    nats = await startOwnNatsServer();
-    database = await createOwnDatabase('weft_large_bus');
+    nats = await startNatsServer();
+    database = await createTestDatabase('weft_large_bus');
     weft = await startWeft(
       loadConfig({
         WEFT_PORT: '0',

@@ -3,12 +3,6 @@ import { loadConfig } from '@weft/config';
 import { startWeft, type RunningWeft } from '../src/weft-runtime.js';
 import { BOOTSTRAP_KEY, removeDir, tempDataDir } from './weft-harness.js';
 import {
-  createOwnDatabase,
-  startOwnNatsServer,
-  type OwnDatabase,
-  type OwnNatsServer,
-} from './support/distributed-servers.js';
-import {
   pick,
   randomObjectFor,
   randomRawBody,
@@ -16,6 +10,7 @@ import {
   seededRandom,
   type Random,
 } from './support/random-bodies.js';
+import { createTestDatabase, startNatsServer, type TestDatabase, type TestNatsServer } from '@weft/test-support';
 
 /**
  * Every route the gateway documents (its OpenAPI), called with hostile bodies, queries and ids:
@@ -44,8 +39,8 @@ type Mode = 'embedded' | 'distributed';
 describe.each<Mode>(['embedded', 'distributed'])('route fuzz (%s)', (mode) => {
   let weft: RunningWeft;
   let dataDir: string;
-  let nats: OwnNatsServer | undefined;
-  let database: OwnDatabase | undefined;
+  let nats: TestNatsServer | undefined;
+  let database: TestDatabase | undefined;
   let fixture: Fixture;
   let operations: Operation[];
 
@@ -93,8 +88,8 @@ describe.each<Mode>(['embedded', 'distributed'])('route fuzz (%s)', (mode) => {
       WEFT_BODY_LIMIT_BYTES: String(256 * 1024),
     };
     if (mode === 'distributed') {
-      nats = await startOwnNatsServer();
-      database = await createOwnDatabase('weft_fuzz');
+      nats = await startNatsServer();
+      database = await createTestDatabase('weft_fuzz');
       env.WEFT_NATS_URL = nats.url;
       env.WEFT_DATABASE_URL = database.url;
     }

@@ -9,12 +9,12 @@ import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
 import { client } from './weft-harness.js';
 import {
-  createOwnDatabase,
+  createTestDatabase,
   freePort,
-  startOwnNatsServer,
-  type OwnDatabase,
-  type OwnNatsServer,
-} from './support/distributed-servers.js';
+  startNatsServer,
+  type TestDatabase,
+  type TestNatsServer,
+} from '@weft/test-support';
 
 /**
  * Four organizations share one Weft (all services in one process over real NATS and PostgreSQL,
@@ -42,8 +42,8 @@ const input = node('in', 'inputNode', 0, { label: 'In', triggerType: 'manual' })
 const output = (x: number) => node('out', 'outputNode', x, { label: 'Out', returnToClient: true });
 
 describe('tenant chaos: one poisoning organization cannot hurt the others', () => {
-  let nats: OwnNatsServer;
-  let database: OwnDatabase;
+  let nats: TestNatsServer;
+  let database: TestDatabase;
   let dataDir: string;
   let weft: ChildProcess;
   let sideEffects: Server;
@@ -77,8 +77,8 @@ describe('tenant chaos: one poisoning organization cannot hurt the others', () =
     await new Promise<void>((done) => sideEffects.listen(0, '127.0.0.1', done));
     sideEffectUrl = `http://127.0.0.1:${(sideEffects.address() as { port: number }).port}`;
 
-    nats = await startOwnNatsServer();
-    database = await createOwnDatabase('weft_chaos');
+    nats = await startNatsServer();
+    database = await createTestDatabase('weft_chaos');
     dataDir = await mkdtemp(join(tmpdir(), 'weft-chaos-'));
     const port = await freePort();
     weft = spawn(process.execPath, ['--max-old-space-size=1024', main], {
