@@ -9,7 +9,7 @@ import {
   type AuthorizedNats,
 } from '../../../../libs/runtime/test/support/authorized-nats-server.js';
 import { client } from '../weft-harness.js';
-import { createOwnDatabase, freePort, type OwnDatabase } from './distributed-servers.js';
+import { createTestDatabase, freePort, type TestDatabase } from '@weft/test-support';
 
 /**
  * Weft as a user deploys it, for HTTP-level end-to-end tests, chosen by WEFT_E2E_DEPLOYMENT:
@@ -110,7 +110,7 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
   const logs: string[] = [];
   const running = new Map<string, Running>();
   let nats: AuthorizedNats | undefined;
-  let database: OwnDatabase | undefined;
+  let database: TestDatabase | undefined;
 
   const spawnService = (name: string, service: Service, base: Record<string, string>): void => {
     const env = service === 'weft' || !nats ? base : { ...base, ...nats.envFor(NATS_USERS[service]) };
@@ -146,7 +146,7 @@ export async function startDeployment(options: DeploymentOptions = {}): Promise<
       spawnService('weft', 'weft', { ...common, ...http });
     } else {
       nats = await startAuthorizedNats();
-      database = await createOwnDatabase('weft_e2e');
+      database = await createTestDatabase('weft_e2e');
       const env = { ...common, WEFT_DATABASE_URL: database.url };
       // The catalog first (it migrates its tables), then the engines, the optional services, the gateway.
       spawnService('catalog', 'catalog', env);
