@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { Db } from '../../event-store.js';
+import { freshInMemoryPglite } from './pglite-template.js';
 
 export type DatabaseDialect = 'postgres' | 'pglite';
 
@@ -175,7 +176,7 @@ function pinnedSession(client: pg.PoolClient, timeoutMs: number): PinnedSession 
 }
 
 async function openPglite(dataDir: string | undefined, schema: string): Promise<Database> {
-  const pglite = dataDir && dataDir !== 'memory://' ? new PGlite(dataDir) : new PGlite();
+  const pglite = dataDir && dataDir !== 'memory://' ? new PGlite(dataDir) : await freshInMemoryPglite();
   await pglite.waitReady;
   // kysely-pglite-dialect hands its single connection to one caller at a time, so transactions
   // never interleave (kysely-pglite does not; TOOLCHAIN.md). A test guards it.
