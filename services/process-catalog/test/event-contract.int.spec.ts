@@ -73,6 +73,8 @@ test('stored catalog events match the contract schemas', async () => {
       params: { org_id: org },
       body: { type: 'mysql', name: 'M', data: { password: 'p' } },
     });
+    // The trigger's refreshed OAuth tokens arrive over an internal subject, not an HTTP route.
+    await harness.app.connections.replaceData(connection.body.id, org, { password: 'q' }, { actor });
     await harness.call('deleteConnection', actor, { params: { id: connection.body.id } });
 
     const events = await harness.store.readAll();
