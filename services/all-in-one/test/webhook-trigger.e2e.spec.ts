@@ -229,6 +229,15 @@ describe.each(WEFT_MODES)('webhook trigger (%s)', (mode) => {
     const before = await blobFiles();
     expect((await upload(hook(stopped), 100)).status).toBe(409);
     expect((await upload(hook(asyncProcess), 2048)).status).toBe(413);
+    // Form fields are held in memory: together they may not pass the body limit (5 MiB here).
+    const fields = new FormData();
+    for (const name of ['a', 'b']) fields.append(name, 'x'.repeat(3 * 1024 * 1024));
+    const tooMuch = await fetch(`${under.weft.url}${hook(asyncProcess)}`, {
+      method: 'POST',
+      headers: { 'x-api-key': org.key },
+      body: fields,
+    });
+    expect(tooMuch.status).toBe(413);
     expect(await blobFiles()).toBe(before);
     const elsewhere = await upload(`/api/v1/processes/test/${asyncProcess}`, 10);
     expect(elsewhere.status).toBe(415);

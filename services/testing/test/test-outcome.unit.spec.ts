@@ -127,6 +127,15 @@ describe('judging a test run', () => {
     expect(wildcardMatches('a?c.*', 'abc.txt')).toBe(true);
     expect(wildcardMatches('a.c', 'abc')).toBe(false);
     expect(wildcardMatches('*.pdf', 'x.pdf.exe')).toBe(false);
+    expect(wildcardMatches('*', '')).toBe(true);
+    expect(wildcardMatches('in*-*.csv', 'invoice-2026-11.csv')).toBe(true);
+    expect(wildcardMatches('??', 'a')).toBe(false);
+    expect(wildcardMatches('a*b*c', 'aXbYbZc')).toBe(true);
+  });
+
+  it('wildcards match in linear time: a pattern that backtracks exponentially as a regex answers at once', () => {
+    // As a backtracking regex this call ran for minutes and blocked the event loop (the test never ended).
+    expect(wildcardMatches('*a*a*a*a*a*a*a*a*a*a*a*ab', 'a'.repeat(40))).toBe(false);
   });
 
   it('refuses ignoreFields that are not JSONPaths or would run a script filter', () => {

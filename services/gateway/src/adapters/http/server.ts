@@ -47,10 +47,16 @@ async function takeUploads(
   blobs: BlobStorage,
   actor: { organizationId: string },
   call: HttpCall,
+  maxFieldBytes: number,
 ): Promise<FileReference[]> {
   if (!accepted) throw new ProblemError(415, 'this endpoint does not take multipart/form-data');
   const target = Object.values(call.params).join('/') || 'uploads';
-  const { form, stored } = await readUploads(request, blobs, `${actor.organizationId}/uploads/${target}`);
+  const { form, stored } = await readUploads(
+    request,
+    blobs,
+    `${actor.organizationId}/uploads/${target}`,
+    maxFieldBytes,
+  );
   call.body = form;
   return stored;
 }
@@ -153,7 +159,14 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
             validateBody(route, call.body);
             const multipart = request as MultipartRequest;
             const uploads = multipart.isMultipart()
-              ? await takeUploads(route.acceptsUploads === true, multipart, options.uploads.blobs, actor, call)
+              ? await takeUploads(
+                  route.acceptsUploads === true,
+                  multipart,
+                  options.uploads.blobs,
+                  actor,
+                  call,
+                  options.bodyLimitBytes,
+                )
               : [];
             const answer = await binding.handle(call, actor, request).catch(async (error: unknown) => {
               await discardUploads(options.uploads.blobs, uploads);

@@ -19,9 +19,12 @@ export async function readUploads(
   request: MultipartRequest,
   blobs: BlobStorage,
   keyPrefix: string,
+  maxFieldBytes: number,
 ): Promise<{ form: UploadedForm; stored: FileReference[] }> {
   const form: UploadedForm = { fields: {}, files: [] };
   const stored: FileReference[] = [];
+  // Fields are held in memory (files stream to storage): together they stay within the body limit.
+  let fieldBytes = 0;
   try {
     for await (const part of request.parts()) {
       if (part.type === 'file') {
@@ -34,6 +37,9 @@ export async function readUploads(
       } else {
         if (part.valueTruncated) throw new ProblemError(413, `form field "${part.fieldname}" is larger than the limit`);
         const value = String(part.value);
+        fieldBytes += Buffer.byteLength(part.fieldname) + Buffer.byteLength(value);
+        if (fieldBytes > maxFieldBytes)
+          throw new ProblemError(413, `the form fields are larger than ${maxFieldBytes} bytes in all`);
         const earlier = form.fields[part.fieldname];
         form.fields[part.fieldname] =
           earlier === undefined ? value : Array.isArray(earlier) ? [...earlier, value] : [earlier, value];

@@ -30,13 +30,34 @@ export function findFiles(output: unknown): ActualFile[] {
   return found;
 }
 
-/** `*` any run of characters, `?` one character, everything else literal; the whole name must match. */
+/**
+ * `*` any run of characters, `?` one character, everything else literal; the whole name must match.
+ * A linear two-pointer glob match (backtracking to the last `*` only): a regular expression built
+ * from `*a*a*a…` backtracks exponentially and would block the event loop every tenant shares.
+ */
 export function wildcardMatches(pattern: string, name: string): boolean {
-  const source = pattern
-    .split('')
-    .map((char) => (char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[\\^$.|+()[\]{}]/g, '\\$&')))
-    .join('');
-  return new RegExp(`^${source}$`, 's').test(name);
+  const p = [...pattern];
+  const n = [...name];
+  let pi = 0;
+  let ni = 0;
+  let star = -1;
+  let resume = 0;
+  while (ni < n.length) {
+    if (pi < p.length && (p[pi] === '?' || (p[pi] !== '*' && p[pi] === n[ni]))) {
+      pi++;
+      ni++;
+    } else if (pi < p.length && p[pi] === '*') {
+      star = pi++;
+      resume = ni;
+    } else if (star !== -1) {
+      pi = star + 1;
+      ni = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (pi < p.length && p[pi] === '*') pi++;
+  return pi === p.length;
 }
 
 /**
