@@ -23,5 +23,6 @@ module.exports = {
       },
     ],
   },
-  testTimeout: 30000,
+  // Generous: stores and servers start slowly on a loaded 2-core machine; no test asserts on time.
+  testTimeout: 60000,
 };

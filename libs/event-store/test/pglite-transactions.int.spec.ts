@@ -52,5 +52,6 @@ describe('PGlite transactions', () => {
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
-  });
+    // Two initdb-and-open runs of PGlite on disk: seconds each, far more on a loaded 2-core machine.
+  }, 180_000);
 });
