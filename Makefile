@@ -21,10 +21,12 @@ check: install
 
 ## Unit, integration (real PostgreSQL and NATS, started if missing) and end-to-end tests; the HTTP-level
 ## e2e suites run against both deployments: embedded (as `make start`) and distributed (each service a process).
+## The checks run beside the tests (both are needed; the checks take about a core for a minute or two).
 test: build
-	@$(TOOLCHAIN) && pnpm check
-	@bash scripts/validate-compose.sh
-	@$(TOOLCHAIN) && pnpm test
+	@mkdir -p .test-tmp && $(TOOLCHAIN) && { (pnpm check && bash scripts/validate-compose.sh) > .test-tmp/check.log 2>&1 & checks=$$!; \
+	  pnpm test; tests=$$?; wait $$checks; checked=$$?; cat .test-tmp/check.log; \
+	  [ $$checked = 0 ] || echo "make test: pnpm check or the compose validation failed (above)" >&2; \
+	  [ $$tests = 0 ] && [ $$checked = 0 ]; }
 
 validate-compose:
 	@bash scripts/validate-compose.sh

@@ -9,7 +9,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const benches = {
   'event-store': 'libs/event-store/dist/bench/event-store.bench.js',
   catalog: 'services/process-catalog/dist/bench/catalog.bench.js',
-  engine: 'services/engine/dist/bench/engine.bench.js',
+  engine: 'services/all-in-one/dist/bench/engine-http.bench.js',
   nodes: 'services/engine/dist/bench/nodes.bench.js',
   webhook: 'services/all-in-one/dist/bench/webhook.bench.js',
 };

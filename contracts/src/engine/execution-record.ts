@@ -19,6 +19,18 @@ export interface NodeState {
   error: string | null;
   /** Times a loop body ran this node (absent outside loop bodies). */
   iterations?: number;
+  /** Tokens a node that calls a language model spent on its last run (absent for other nodes). */
+  token_usage?: TokenUsage;
+}
+
+/** A model call's token counts as OpenAI-compatible APIs report them, summed over the node's calls. */
+export interface TokenUsage {
+  model: string;
+  /** Model calls made (a schematization repair loop makes several). */
+  calls: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
 }
 
 /** The graph as it ran (snapshot form of the spec, camelCase). */

@@ -20,6 +20,8 @@ export interface BusHarness {
   failNextReply?: (bus: Bus) => void;
   /** Kills a bus the way a crashed process would: nothing acked, nothing drained. NATS only. */
   crash?: (bus: Bus) => Promise<void>;
+  /** Set when buses from `create` share work queues, as replicas on one server do. NATS only. */
+  sharedQueues?: boolean;
   /** Removes a stream the suite created (unique names only). */
   deleteStream?: (stream: string) => Promise<void>;
   /** Called once after every test of the suite. */
@@ -417,6 +419,47 @@ export function describeBusContract(name: string, harness: BusHarness): void {
         open(1);
         expect((await handled.done).sort()).toEqual([1, 2]);
       });
+
+      if (harness.sharedQueues) {
+        it('gives a message back to the queue when the gate of its replica closed after the pull, so an idle replica takes it', async () => {
+          const { subject, stream } = names();
+          const spec = workQueue<{ job: number }>(newStream(stream), subject, [service], service);
+          const [busy, idle, producer] = [await newBus(), await newBus(), await newBus()];
+          // One slot per replica, as an engine with WEFT_ENGINE_MAX_RUNNING_EXECUTIONS=1 has.
+          const oneSlot = () => {
+            let used = 0;
+            const waiting: Array<() => void> = [];
+            const pulling = signal();
+            return {
+              pulling,
+              free: () => {
+                pulling.resolve();
+                return 1 - used;
+              },
+              tryTake: () => {
+                if (used >= 1) return undefined;
+                used += 1;
+                return () => {
+                  used -= 1;
+                  for (const wake of waiting.splice(0)) wake();
+                };
+              },
+              whenFree: () => (used < 1 ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve))),
+            };
+          };
+          const busyGate = oneSlot();
+          const handledBy = signal<string>();
+          await busy.consume(spec, { durable: 'replicas', gate: busyGate }, async () => handledBy.resolve('busy'));
+          // The busy replica has asked for a message; then other work takes its only slot.
+          await busyGate.pulling.promise;
+          busyGate.tryTake();
+          await producer.enqueue(spec, { job: 1 });
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          await idle.consume(spec, { durable: 'replicas', gate: oneSlot() }, async () => handledBy.resolve('idle'));
+          const timeout = new Promise<string>((resolve) => setTimeout(() => resolve('still waiting'), 10_000));
+          expect(await Promise.race([handledBy.promise, timeout])).toBe('idle');
+        });
+      }
 
       if (harness.crash) {
         const crash = harness.crash;

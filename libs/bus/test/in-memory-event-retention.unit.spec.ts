@@ -25,4 +25,23 @@ describe('in-memory event streams retention', () => {
     await subscription.unsubscribe();
     timers.clear();
   });
+
+  test('the dedupe window is the retained events, across many windows of discarded ones', async () => {
+    const timers = new InMemoryTimers();
+    const streams = new InMemoryEventStreams(timers, createLogger('test', { level: 'silent' }), 4);
+    streams.ensure({ stream: 'S', wildcard: 'window.>' });
+    for (let i = 1; i <= 30; i++) await streams.publish(`window.${i}`, { i }, { msgId: `m${i}` });
+    // m29 is retained: a duplicate; m3 was discarded long ago: stored again, as JetStream would.
+    await streams.publish('window.29', { i: -29 }, { msgId: 'm29' });
+    await streams.publish('window.3', { i: 3 }, { msgId: 'm3' });
+
+    const seen: number[] = [];
+    const subscription = streams.subscribe('window.>', 'late', async (event) => {
+      seen.push((event.payload as { i: number }).i);
+    });
+    await streams.settled();
+    expect(seen).toEqual([28, 29, 30, 3]);
+    await subscription.unsubscribe();
+    timers.clear();
+  });
 });

@@ -9,6 +9,7 @@ const servers = async () => (await (server ??= startNatsWithMaxPayload())).url;
 describeBusContract('NatsBus', {
   create: async (logger, options = {}) =>
     NatsBus.connect({ servers: await servers(), name: 'bus-contract-test', logger, ...options }),
+  sharedQueues: true,
   crash: async (bus: Bus) => {
     // close() without drain: in-flight messages stay unacked, as when the process dies.
     await (bus as NatsBus).connection.close();

@@ -32,4 +32,12 @@ describe('LISTEN/NOTIFY wake-up on PostgreSQL', () => {
       await subscription.stop();
     }
   });
+  it('skips the NOTIFY of its own appends: they woke its loops in process already', async () => {
+    await t.store.listenForAppends();
+    const before = t.store.appendSignal.current;
+    await t.store.append(`execution-${randomUUID()}`, [{ type: 'ExecutionStarted', data: {} }]);
+    // Room for the NOTIFY to come back over the listening connection (it takes milliseconds).
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(t.store.appendSignal.current - before).toBe(1);
+  });
 });

@@ -102,6 +102,31 @@ describe.each(DIALECTS)('OutboxRelay to JetStream, store on %s', (dialect) => {
     expect((await js.messages())[0]!.subject).toBe(`${js.prefix}.execution.org-1.proc-1.NodeCompleted`);
   });
 
+  it('writes its checkpoint at most once per checkpointEveryMs while publishing, and the last one at stop', async () => {
+    const options = { ...relayOptions(), checkpointEveryMs: 60_000 };
+    const checkpoint = async () =>
+      Number(
+        (
+          await sql<{
+            position: string;
+          }>`SELECT position FROM subscription_checkpoints WHERE name = ${options.name}`.execute(t.store.db)
+        ).rows[0]?.position ?? 0,
+      );
+    await t.store.append(`execution-${randomUUID()}`, executionEvents(3));
+    const relay = startRelay(await js.publisher(), options);
+    await relay.waitForPosition(await t.store.headPosition());
+    const first = await checkpoint();
+    // Three more batches within the interval: published, but no checkpoint written for them.
+    for (let i = 0; i < 3; i++) {
+      await t.store.append(`execution-${randomUUID()}`, executionEvents(2));
+      await relay.waitForPosition(await t.store.headPosition());
+    }
+    expect(await checkpoint()).toBe(first);
+    await relay.stop();
+    expect(await checkpoint()).toBe(await t.store.headPosition());
+    await expectEachPositionOnceInOrder(js, await t.store.readAll());
+  });
+
   it('relay killed between commit and publish: a new relay publishes every position exactly once', async () => {
     const options = relayOptions();
     // Committed while no relay runs.

@@ -19,6 +19,8 @@ export interface NatsServerOptions {
 export interface TestNatsServer {
   url: string;
   port: number;
+  /** The server's process id (benchmarks read its memory). */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -67,5 +69,5 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
     }
     await new Promise((wake) => setTimeout(wake, 100));
   }
-  return { url: `nats://127.0.0.1:${port}`, port, stop };
+  return { url: `nats://127.0.0.1:${port}`, port, pid: server.pid, stop };
 }

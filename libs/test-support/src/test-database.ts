@@ -5,14 +5,14 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-const adminUrl = (): string => {
+const testServerUrl = (): string => {
   const url = process.env.WEFT_TEST_DATABASE_URL;
   if (!url) throw new Error('WEFT_TEST_DATABASE_URL is not set (run through scripts/run-tests.sh)');
   return url;
 };
 
-async function asAdmin(statement: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: adminUrl() });
+async function asAdmin(adminUrl: string, statement: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
     await admin.query(statement);
@@ -21,12 +21,15 @@ async function asAdmin(statement: string): Promise<void> {
   }
 }
 
-/** A fresh database on the test PostgreSQL server (WEFT_TEST_DATABASE_URL), named `${prefix}_<unique>`. */
-export async function createTestDatabase(prefix: string): Promise<TestDatabase> {
+/**
+ * A fresh database named `${prefix}_<unique>` on the server of `adminUrl` (default: the test
+ * PostgreSQL server, WEFT_TEST_DATABASE_URL).
+ */
+export async function createTestDatabase(prefix: string, adminUrl = testServerUrl()): Promise<TestDatabase> {
   const name = `${prefix}_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
-  await asAdmin(`CREATE DATABASE ${name}`);
+  await asAdmin(adminUrl, `CREATE DATABASE ${name}`);
   return {
-    url: adminUrl().replace(/\/[^/]*$/, `/${name}`),
-    drop: () => asAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+    url: adminUrl.replace(/\/[^/]*$/, `/${name}`),
+    drop: () => asAdmin(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
   };
 }

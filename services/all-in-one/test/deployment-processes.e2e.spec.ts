@@ -1,16 +1,17 @@
-import { deploymentKind, startDeployment, type Deployment } from './support/deployment.js';
+import { DEPLOYMENT_START_TIMEOUT_MS, deploymentKind, type Deployment } from './support/deployment.js';
+import { useSharedDeployment } from './support/shared-deployment.js';
 
 /**
  * Weft as deployed (WEFT_E2E_DEPLOYMENT): the built all-in-one, or the gateway, the process
  * catalog and two engine replicas (and trigger and testing) each its own process from its built
- * dist/main.js, over a NATS server of this suite's own and a fresh PostgreSQL database.
+ * dist/main.js, over a NATS server and a fresh PostgreSQL database of the deployment's own.
  */
 describe(`processes run behind the gateway (${deploymentKind()})`, () => {
   let deployment: Deployment;
 
   beforeAll(async () => {
-    deployment = await startDeployment();
-  }, 90_000);
+    deployment = await useSharedDeployment();
+  }, DEPLOYMENT_START_TIMEOUT_MS);
   afterAll(async () => {
     await deployment?.stop();
   });

@@ -1,7 +1,7 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { NatsBus } from '@weft/bus';
 import type { PublishedEventEnvelope } from '@weft/contracts';
-import { deploymentKind, startDeployment, type Deployment } from './support/deployment.js';
+import { DEPLOYMENT_START_TIMEOUT_MS, deploymentKind, startDeployment, type Deployment } from './support/deployment.js';
 
 /**
  * Distributed mode under the NATS users and permissions docker-compose runs (infra/nats/auth.conf):
@@ -31,7 +31,7 @@ describeDistributed('distributed mode with a NATS user per service (infra/nats/a
     await new Promise<void>((listening) => api.listen(0, '127.0.0.1', listening));
     apiUrl = `http://127.0.0.1:${(api.address() as { port: number }).port}/whoami`;
     deployment = await startDeployment();
-  }, 90_000);
+  }, DEPLOYMENT_START_TIMEOUT_MS);
 
   afterAll(async () => {
     await subscriber?.close();

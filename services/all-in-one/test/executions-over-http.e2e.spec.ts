@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { client } from './weft-harness.js';
-import { deploymentKind, startDeployment, type Deployment } from './support/deployment.js';
+import { DEPLOYMENT_START_TIMEOUT_MS, deploymentKind, type Deployment } from './support/deployment.js';
+import { useSharedDeployment } from './support/shared-deployment.js';
 
 /**
  * The engine behind the gateway, as a user calls it: real keys over HTTP, the catalog making the
@@ -49,7 +50,7 @@ describe(`executions over HTTP (${deploymentKind()})`, () => {
   };
 
   beforeAll(async () => {
-    under = await startDeployment();
+    under = await useSharedDeployment();
     acme = await organization('Acme');
     globex = await organization('Globex');
     waiting = await createProcess('Waits', { type: 'waitNode', config: { label: 'Pause', seconds: 60 } });
@@ -62,7 +63,7 @@ describe(`executions over HTTP (${deploymentKind()})`, () => {
     });
     expect(issued.status).toBe(201);
     restrictedKey = issued.body.key as string;
-  }, 60_000);
+  }, DEPLOYMENT_START_TIMEOUT_MS);
   afterAll(async () => {
     await under?.stop();
   });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { client, removeDir, startEmbedded, tempDataDir } from './weft-harness.js';
-import { deploymentKind, startDeployment, type Deployment } from './support/deployment.js';
+import { DEPLOYMENT_START_TIMEOUT_MS, deploymentKind, startDeployment, type Deployment } from './support/deployment.js';
 
 describe(`Weft over HTTP (${deploymentKind()}): organizations, API keys, auth, validation`, () => {
   let deployment: Deployment;
@@ -13,7 +13,7 @@ describe(`Weft over HTTP (${deploymentKind()}): organizations, API keys, auth, v
     deployment = await startDeployment({ env: { WEFT_BODY_LIMIT_BYTES: '4096' } });
     weft.url = deployment.baseUrl;
     bootstrapKey = deployment.key;
-  }, 90_000);
+  }, DEPLOYMENT_START_TIMEOUT_MS);
   afterAll(async () => {
     await deployment?.stop();
   });

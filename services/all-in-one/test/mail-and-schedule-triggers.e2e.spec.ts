@@ -7,9 +7,8 @@ import {
   type GmailServer,
   type GraphServer,
 } from '@weft/mail-provider-servers';
-import type { RunningWeft } from '../src/weft-runtime.js';
-import { BOOTSTRAP_KEY, client } from './weft-harness.js';
-import { startWeftIn, WEFT_MODES, type WeftUnderTest } from './weft-modes.js';
+import { client } from './weft-harness.js';
+import { DEPLOYMENT_START_TIMEOUT_MS, deploymentKind, startDeployment, type Deployment } from './support/deployment.js';
 
 /**
  * The polling and timer triggers end to end, as a user sets them up over HTTP: OAuth connections
@@ -21,13 +20,12 @@ const ACCOUNT = 'ops@example.test';
 const CLIENT_ID = 'weft-e2e-client';
 const CLIENT_SECRET = 'weft-e2e-secret';
 
-describe.each(WEFT_MODES)('mail and schedule triggers (%s)', (mode) => {
+describe(`mail and schedule triggers (${deploymentKind()})`, () => {
   let mailboxes: FakeMailboxes;
   let identity: FakeIdentity;
   let gmail: GmailServer;
   let graph: GraphServer;
-  let under: WeftUnderTest;
-  let weft: RunningWeft;
+  let under: Deployment;
   let org: { id: string; key: string };
 
   beforeAll(async () => {
@@ -36,14 +34,15 @@ describe.each(WEFT_MODES)('mail and schedule triggers (%s)', (mode) => {
     identity.registerClient(CLIENT_ID, CLIENT_SECRET);
     gmail = await startGmailServer({ mailboxes, identity });
     graph = await startGraphServer({ mailboxes, identity });
-    under = await startWeftIn(mode, {
-      WEFT_GMAIL_API_URL: gmail.apiUrl,
-      WEFT_GOOGLE_TOKEN_URL: gmail.tokenUrl,
-      WEFT_GRAPH_API_URL: graph.graphUrl,
-      WEFT_MICROSOFT_TOKEN_URL: graph.tokenUrl,
+    under = await startDeployment({
+      env: {
+        WEFT_GMAIL_API_URL: gmail.apiUrl,
+        WEFT_GOOGLE_TOKEN_URL: gmail.tokenUrl,
+        WEFT_GRAPH_API_URL: graph.graphUrl,
+        WEFT_MICROSOFT_TOKEN_URL: graph.tokenUrl,
+      },
     });
-    weft = under.weft;
-    const system = client(weft.url, BOOTSTRAP_KEY);
+    const system = under.call;
     const created = await system('POST', '/api/v1/organizations', { name: 'Mailroom' });
     const key = await system('POST', `/api/v1/api-keys/by-org/${created.body.id}`, {
       name: 'k',
@@ -51,16 +50,16 @@ describe.each(WEFT_MODES)('mail and schedule triggers (%s)', (mode) => {
       userId: randomUUID(),
     });
     org = { id: created.body.id, key: key.body.key };
-  }, 60_000);
+  }, DEPLOYMENT_START_TIMEOUT_MS);
 
   afterAll(async () => {
-    await under?.dispose();
+    await under?.stop();
     await gmail?.close();
     await graph?.close();
   });
 
   const connection = async (type: 'gmail-oauth' | 'outlook-oauth'): Promise<string> => {
-    const created = await client(weft.url, org.key)('POST', `/api/v1/connections/by-org/${org.id}`, {
+    const created = await client(under.baseUrl, org.key)('POST', `/api/v1/connections/by-org/${org.id}`, {
       type,
       name: `${type}-${randomUUID()}`,
       data: {
@@ -75,7 +74,7 @@ describe.each(WEFT_MODES)('mail and schedule triggers (%s)', (mode) => {
   };
 
   test('an email in each inbox and the next minute each start one execution with the trigger output', async () => {
-    const call = client(weft.url, org.key);
+    const call = client(under.baseUrl, org.key);
     const [gmailConnection, outlookConnection] = [await connection('gmail-oauth'), await connection('outlook-oauth')];
     const inputs = [
       { label: 'Gmail', triggerType: 'gmail', authMethod: 'oauth', connectionId: gmailConnection, pollingInterval: 1 },

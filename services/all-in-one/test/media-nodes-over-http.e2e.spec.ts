@@ -1,8 +1,9 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer } from 'node:net';
-import { BOOTSTRAP_KEY, client } from './weft-harness.js';
-import { startWeftIn, WEFT_MODES, type WeftUnderTest } from './weft-modes.js';
+import { client } from './weft-harness.js';
+import { DEPLOYMENT_START_TIMEOUT_MS, deploymentKind, type Deployment } from './support/deployment.js';
+import { useSharedDeployment } from './support/shared-deployment.js';
 
 /**
  * webAutomationNode -> ocrNode -> integrationNode (email, webhook) as a user runs them over HTTP,
@@ -46,15 +47,15 @@ function startSmtp(messages: string[]): Promise<TcpServer> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-describe.each(WEFT_MODES)('file, OCR, browser, email and webhook nodes over HTTP (%s)', (mode) => {
-  let under: WeftUnderTest;
+describe(`file, OCR, browser, email and webhook nodes over HTTP (${deploymentKind()})`, () => {
+  let under: Deployment;
   let site: Server;
   let smtp: TcpServer;
   const mails: string[] = [];
   const hooks: { body: string; signature: string | undefined }[] = [];
   let org: { id: string; key: string };
   let connectionId: string;
-  const as = (key: string) => client(under.weft.url, key);
+  const as = (key: string) => client(under.baseUrl, key);
   const portOf = (server: Server | TcpServer) => (server.address() as AddressInfo).port;
 
   beforeAll(async () => {
@@ -73,8 +74,8 @@ describe.each(WEFT_MODES)('file, OCR, browser, email and webhook nodes over HTTP
     });
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
     smtp = await startSmtp(mails);
-    under = await startWeftIn(mode);
-    const system = as(BOOTSTRAP_KEY);
+    under = await useSharedDeployment();
+    const system = as(under.key);
     const created = await system('POST', '/api/v1/organizations', { name: 'Media Inc' });
     const issued = await system('POST', `/api/v1/api-keys/by-org/${created.body.id}`, {
       name: 'user',
@@ -95,9 +96,9 @@ describe.each(WEFT_MODES)('file, OCR, browser, email and webhook nodes over HTTP
     });
     expect(connection.status).toBe(201);
     connectionId = connection.body.id as string;
-  }, 120_000);
+  }, DEPLOYMENT_START_TIMEOUT_MS);
   afterAll(async () => {
-    await under?.dispose();
+    await under?.stop();
     await new Promise((resolve) => site?.close(resolve));
     await new Promise((resolve) => smtp?.close(resolve));
   });

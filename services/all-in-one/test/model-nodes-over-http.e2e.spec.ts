@@ -2,21 +2,22 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { addModel } from '../../engine/src/bench/tiny-onnx-model.js';
-import { BOOTSTRAP_KEY, client } from './weft-harness.js';
-import { startWeftIn, WEFT_MODES, type WeftUnderTest } from './weft-modes.js';
+import { client } from './weft-harness.js';
+import { DEPLOYMENT_START_TIMEOUT_MS, deploymentKind, type Deployment } from './support/deployment.js';
+import { useSharedDeployment } from './support/shared-deployment.js';
 
 /**
  * schematizationNode and mlModelNode as a user runs them over HTTP, in both modes: a schema with
  * data blocks, an llm connection to a loopback server speaking the OpenAI wire format, an ONNX
  * model built by the test, lint of a bad config, and POST /processes/test.
  */
-describe.each(WEFT_MODES)('model nodes over HTTP (%s)', (mode) => {
-  let under: WeftUnderTest;
+describe(`model nodes over HTTP (${deploymentKind()})`, () => {
+  let under: Deployment;
   let llm: Server;
   let org: { id: string; key: string };
   let schemaId: string;
   let connectionId: string;
-  const as = (key: string) => client(under.weft.url, key);
+  const as = (key: string) => client(under.baseUrl, key);
   const onnxModel = `data:application/octet-stream;base64,${Buffer.from(addModel()).toString('base64')}`;
 
   beforeAll(async () => {
@@ -45,8 +46,8 @@ describe.each(WEFT_MODES)('model nodes over HTTP (%s)', (mode) => {
       });
     });
     await new Promise<void>((resolve) => llm.listen(0, '127.0.0.1', resolve));
-    under = await startWeftIn(mode);
-    const system = as(BOOTSTRAP_KEY);
+    under = await useSharedDeployment();
+    const system = as(under.key);
     const created = await system('POST', '/api/v1/organizations', { name: 'Models Inc' });
     const issued = await system('POST', `/api/v1/api-keys/by-org/${created.body.id}`, {
       name: 'user',
@@ -78,9 +79,9 @@ describe.each(WEFT_MODES)('model nodes over HTTP (%s)', (mode) => {
     });
     expect(connection.status).toBe(201);
     connectionId = connection.body.id as string;
-  }, 120_000);
+  }, DEPLOYMENT_START_TIMEOUT_MS);
   afterAll(async () => {
-    await under?.dispose();
+    await under?.stop();
     await new Promise((resolve) => llm?.close(resolve));
   });
 
@@ -126,7 +127,7 @@ describe.each(WEFT_MODES)('model nodes over HTTP (%s)', (mode) => {
             provider: 'onnx',
             model: onnxModel,
             inputs: {
-              a: { data: '{{input["Extract"]["invoice"]["amounts"]}}', dims: [2] },
+              a: { data: '{{input["Extract"]["amounts"]}}', dims: [2] },
               b: { data: [0.5, 0.5], dims: [2] },
             },
           },
@@ -194,10 +195,19 @@ describe.each(WEFT_MODES)('model nodes over HTTP (%s)', (mode) => {
     );
     const run = await as(org.key)('POST', `/api/v1/processes/test/${id}`, { text: 'Regards, Ada' });
     expect(run.body).toMatchObject({ status: 'completed' });
-    const states = run.body.node_states as { node_name: string; output_data: unknown }[];
-    expect(states.find((state) => state.node_name === 'Extract')?.output_data).toEqual({
-      customer: { name: 'Ada' },
-      _llm: { model: 'm-1', attempts: 1, usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } },
+    const states = run.body.node_states as { node_name: string; output_data: unknown; token_usage?: unknown }[];
+    const extract = states.find((state) => state.node_name === 'Extract');
+    expect(extract?.output_data).toEqual({ customer: { name: 'Ada' } });
+    expect(extract?.token_usage).toEqual({
+      model: 'm-1',
+      calls: 1,
+      prompt_tokens: 3,
+      completion_tokens: 2,
+      total_tokens: 5,
+    });
+    // The customer handle carries the customer block to Out.
+    expect(states.find((state) => state.node_name === 'Out')?.output_data).toMatchObject({
+      Extract: { name: 'Ada' },
     });
 
     const bad = await createProcess(

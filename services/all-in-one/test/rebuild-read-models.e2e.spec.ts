@@ -23,6 +23,9 @@ const READ_MODELS = [
   'engine_executions',
   'engine_node_states',
   'engine_execution_counts',
+  'engine_execution_durations',
+  'engine_execution_failed_nodes',
+  'engine_execution_errors',
 ];
 
 const runCommand = (env: Record<string, string>): Promise<{ code: number | null; output: string }> =>
@@ -103,6 +106,9 @@ describe.each(WEFT_MODES)('pnpm rebuild-read-models (%s)', (mode) => {
     const before = { answers: await answers(under.weft), tables: await tables(under.weft) };
     expect(before.tables.gateway_api_keys).toHaveLength(3); // bootstrap, kept, revoked
     expect(before.tables.engine_executions).toHaveLength(2);
+    // The statistics read models hold the run that failed at Check, so their rebuild is compared too.
+    expect(before.tables.engine_execution_failed_nodes).toHaveLength(1);
+    expect(before.tables.engine_execution_errors).toHaveLength(1);
 
     await under.stopAll();
     const database = await openConfiguredDatabase(loadConfig(under.env));

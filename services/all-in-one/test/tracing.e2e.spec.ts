@@ -42,4 +42,34 @@ describe('tracing: from the HTTP request to the stored event', () => {
     expect(serverSpan).toBeDefined();
     expect(serverSpan?.attributes['http.response.status_code']).toBe(201);
   });
+
+  test("a webhook caller's traceparent continues into the execution's events", async () => {
+    const system = client(weft.url, BOOTSTRAP_KEY);
+    const org = (await system('POST', '/api/v1/organizations', { name: 'Hooked' })).body.id as string;
+    const created = await system('POST', `/api/v1/processes/by-org/${org}`, {
+      name: 'Traced hook',
+      nodes: [
+        { id: 'in', type: 'inputNode', config: { label: 'In', triggerType: 'webhook' } },
+        { id: 'out', type: 'outputNode', config: { label: 'Out' } },
+      ],
+      edges: [{ source_node_id: 'in', target_node_id: 'out' }],
+    });
+    expect(created.status).toBe(201);
+    expect((await system('POST', `/api/v1/processes/start/${created.body.id}`)).status).toBe(200);
+    const traceId = randomBytes(16).toString('hex');
+    const answer = await system(
+      'POST',
+      `/api/v1/processes/${created.body.id}/webhook`,
+      { n: 1 },
+      { traceparent: `00-${traceId}-0123456789abcdef-01` },
+    );
+    expect(answer.status).toBe(202);
+    let events = await weft.store.readStream(`execution-${answer.body.execution_id}`);
+    for (let tries = 0; tries < 100 && events.length === 0; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      events = await weft.store.readStream(`execution-${answer.body.execution_id}`);
+    }
+    expect(events.length).toBeGreaterThan(0);
+    expect(events[0]!.metadata.traceId).toBe(traceId);
+  });
 });

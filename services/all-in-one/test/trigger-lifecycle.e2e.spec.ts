@@ -1,24 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import type { RunningWeft } from '../src/weft-runtime.js';
-import { BOOTSTRAP_KEY, client } from './weft-harness.js';
-import { startWeftIn, WEFT_MODES, type WeftUnderTest } from './weft-modes.js';
+import { client } from './weft-harness.js';
+import { DEPLOYMENT_START_TIMEOUT_MS, deploymentKind, startDeployment, type Deployment } from './support/deployment.js';
 
 /**
  * Listeners follow the running flag (spec "Process running flag"): they start with the process,
  * stop with it, come back after a restart of the service, and show in the listeners endpoint.
- * Bad trigger configs are lint findings and block the start. Both modes.
+ * Bad trigger configs are lint findings and block the start. Both deployments.
  */
-describe.each(WEFT_MODES)('trigger lifecycle (%s)', (mode) => {
-  let under: WeftUnderTest;
-  let weft: RunningWeft;
+describe(`trigger lifecycle (${deploymentKind()})`, () => {
+  let under: Deployment;
   let org: { id: string; key: string };
 
-  const as = (key: string) => client(weft.url, key);
+  const as = (key: string) => client(under.baseUrl, key);
 
   beforeAll(async () => {
-    under = await startWeftIn(mode);
-    weft = under.weft;
-    const system = as(BOOTSTRAP_KEY);
+    under = await startDeployment();
+    const system = under.call;
     const created = await system('POST', '/api/v1/organizations', { name: 'Acme' });
     const key = await system('POST', `/api/v1/api-keys/by-org/${created.body.id}`, {
       name: 'k',
@@ -26,10 +23,9 @@ describe.each(WEFT_MODES)('trigger lifecycle (%s)', (mode) => {
       userId: randomUUID(),
     });
     org = { id: created.body.id, key: key.body.key };
-  }, 60_000);
+  }, DEPLOYMENT_START_TIMEOUT_MS);
   afterAll(async () => {
-    if (weft !== under?.weft) await weft?.stop();
-    await under?.dispose();
+    await under?.stop();
   });
 
   const createProcess = async (inputs: Record<string, unknown>[]): Promise<string> => {
@@ -85,16 +81,21 @@ describe.each(WEFT_MODES)('trigger lifecycle (%s)', (mode) => {
     expect(byLabel(await listeners(id))).toMatchObject({ Hook: { state: 'stopped' }, Yearly: { state: 'stopped' } });
 
     expect((await as(org.key)('POST', `/api/v1/processes/start/${id}`)).status).toBe(200);
-    await weft.stop();
-    weft = await under.startReplica();
-    // Restored from the catalog's running processes, before any request reaches it.
-    const restored = byLabel(await listeners(id));
+    // The process that holds the listeners restarts (all of Weft when embedded, the trigger service when distributed).
+    await under.restart(under.kind === 'embedded' ? 'weft' : 'trigger');
+    // Restored from the catalog's running processes, before the service answers its first request.
+    let answered = await as(org.key)('GET', `/api/v1/processes/${id}/listeners`).catch(() => undefined);
+    for (let tries = 0; answered?.status !== 200 && tries < 300; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      answered = await as(org.key)('GET', `/api/v1/processes/${id}/listeners`).catch(() => undefined);
+    }
+    const restored = byLabel(answered?.body);
     expect(restored.Hook?.state).toBe('listening');
     expect(restored.Yearly?.state).toBe('listening');
     expect(
       (await as(org.key)('POST', `/api/v1/processes/${id}/webhook?inputNodeId=${await nodeId(id, 'Hook')}`, {})).status,
     ).toBe(202);
-  });
+  }, 180_000);
 
   test('a bad cron expression, time zone or connection is a lint finding and the process does not start', async () => {
     const connection = await as(org.key)('POST', `/api/v1/connections/by-org/${org.id}`, {

@@ -3,22 +3,20 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadConfig } from '@weft/config';
 import { createBlobStorage } from '@weft/blob-storage';
-import { initTelemetry } from '@weft/observability';
-import { BOOTSTRAP_KEY, client } from './weft-harness.js';
-import { startWeftIn, WEFT_MODES, type WeftUnderTest } from './weft-modes.js';
+import { client } from './weft-harness.js';
+import { DEPLOYMENT_START_TIMEOUT_MS, deploymentKind, startDeployment, type Deployment } from './support/deployment.js';
 
-/** The webhook trigger as a caller uses it, through the gateway, in both modes (docs/triggers.md). */
-describe.each(WEFT_MODES)('webhook trigger (%s)', (mode) => {
-  let under: WeftUnderTest;
+/** The webhook trigger as a caller uses it, through the gateway, on both deployments (docs/triggers.md). */
+describe(`webhook trigger (${deploymentKind()})`, () => {
+  let under: Deployment;
   let org: { id: string; key: string };
   let otherKey: string;
   let syncProcess: string;
   let asyncProcess: string;
   let failing: string;
   let validated: string;
-  let telemetry: { shutdown(): Promise<void> };
 
-  const as = (key: string) => client(under.weft.url, key);
+  const as = (key: string) => client(under.baseUrl, key);
 
   const createProcess = async (name: string, nodes: unknown[], edges: unknown[]): Promise<string> => {
     const created = await as(org.key)('POST', `/api/v1/processes/by-org/${org.id}`, { name, nodes, edges });
@@ -38,10 +36,8 @@ describe.each(WEFT_MODES)('webhook trigger (%s)', (mode) => {
   ];
 
   beforeAll(async () => {
-    // Tracing off still carries trace ids (the fallback), as in production without OTEL_*.
-    telemetry = initTelemetry('weft-test');
-    under = await startWeftIn(mode, { WEFT_WEBHOOK_FILE_MAX_BYTES: '1024' });
-    const system = as(BOOTSTRAP_KEY);
+    under = await startDeployment({ env: { WEFT_WEBHOOK_FILE_MAX_BYTES: '1024' } });
+    const system = under.call;
     const created = await system('POST', '/api/v1/organizations', { name: 'Acme' });
     const key = await system('POST', `/api/v1/api-keys/by-org/${created.body.id}`, {
       name: 'k',
@@ -112,10 +108,9 @@ describe.each(WEFT_MODES)('webhook trigger (%s)', (mode) => {
       processIds: [asyncProcess],
     });
     otherKey = restricted.body.key;
-  }, 90_000);
+  }, DEPLOYMENT_START_TIMEOUT_MS);
   afterAll(async () => {
-    await under?.dispose();
-    await telemetry?.shutdown();
+    await under?.stop();
   });
 
   const hook = (id: string, query = '') => `/api/v1/processes/${id}/webhook${query}`;
@@ -181,7 +176,7 @@ describe.each(WEFT_MODES)('webhook trigger (%s)', (mode) => {
     const form = new FormData();
     form.append('customer', 'Ann');
     form.append('invoice', new Blob([Buffer.from('%PDF-1.7 invoice')], { type: 'application/pdf' }), 'invoice.pdf');
-    const response = await fetch(`${under.weft.url}${hook(echo)}`, {
+    const response = await fetch(`${under.baseUrl}${hook(echo)}`, {
       method: 'POST',
       headers: { 'x-api-key': org.key },
       body: form,
@@ -200,7 +195,7 @@ describe.each(WEFT_MODES)('webhook trigger (%s)', (mode) => {
         url: expect.stringMatching(/^weft-blob:\/\//),
       },
     });
-    const blobs = createBlobStorage(loadConfig({ WEFT_DATA_DIR: under.dataDir }));
+    const blobs = createBlobStorage(loadConfig({ WEFT_DATA_DIR: under.dataDir! }));
     expect((await blobs.getBuffer(body.invoice.url)).toString()).toBe('%PDF-1.7 invoice');
     await blobs.close();
 
@@ -212,14 +207,14 @@ describe.each(WEFT_MODES)('webhook trigger (%s)', (mode) => {
   test('uploads of a refused request are deleted; a file over the limit is 413; other routes refuse multipart', async () => {
     // Each stored blob is <hash> and <hash>.json on the local disk.
     const blobFiles = async (): Promise<number> =>
-      (await readdir(join(under.dataDir, 'blobs'), { recursive: true }).catch(() => [])).filter((name) =>
+      (await readdir(join(under.dataDir!, 'blobs'), { recursive: true }).catch(() => [])).filter((name) =>
         name.endsWith('.json'),
       ).length;
     const upload = (path: string, size: number) => {
       const form = new FormData();
       form.append('note', 'x');
       form.append('file', new Blob([Buffer.alloc(size, 1)], { type: 'application/octet-stream' }), 'data.bin');
-      return fetch(`${under.weft.url}${path}`, { method: 'POST', headers: { 'x-api-key': org.key }, body: form });
+      return fetch(`${under.baseUrl}${path}`, { method: 'POST', headers: { 'x-api-key': org.key }, body: form });
     };
     const stopped = await createProcess(
       'Never started',
@@ -232,7 +227,7 @@ describe.each(WEFT_MODES)('webhook trigger (%s)', (mode) => {
     // Form fields are held in memory: together they may not pass the body limit (5 MiB here).
     const fields = new FormData();
     for (const name of ['a', 'b']) fields.append(name, 'x'.repeat(3 * 1024 * 1024));
-    const tooMuch = await fetch(`${under.weft.url}${hook(asyncProcess)}`, {
+    const tooMuch = await fetch(`${under.baseUrl}${hook(asyncProcess)}`, {
       method: 'POST',
       headers: { 'x-api-key': org.key },
       body: fields,
@@ -316,24 +311,6 @@ describe.each(WEFT_MODES)('webhook trigger (%s)', (mode) => {
     const a = await as(org.key)('POST', hook(asyncProcess), { n: 1 }, { 'idempotency-key': queuedKey });
     const b = await as(org.key)('POST', hook(asyncProcess), { n: 1 }, { 'idempotency-key': queuedKey });
     expect(b.body.execution_id).toBe(a.body.execution_id);
-  });
-
-  test("the caller's traceparent continues into the execution", async () => {
-    const traceId = randomUUID().replace(/-/g, '');
-    const answer = await as(org.key)(
-      'POST',
-      hook(asyncProcess),
-      { n: 1 },
-      { traceparent: `00-${traceId}-0123456789abcdef-01` },
-    );
-    expect(answer.status).toBe(202);
-    let events = await under.weft.store.readStream(`execution-${answer.body.execution_id}`);
-    for (let tries = 0; tries < 100 && events.length === 0; tries += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      events = await under.weft.store.readStream(`execution-${answer.body.execution_id}`);
-    }
-    expect(events.length).toBeGreaterThan(0);
-    expect(events[0]!.metadata.traceId).toBe(traceId);
   });
 
   test('the listeners endpoint shows each input node of a running process', async () => {

@@ -19,12 +19,15 @@ import { registerExecutionUpcasters } from './domain/execution/upcasters.js';
 import type { BlobSink } from './adapters/nodes/integration-node.js';
 import { migrateEngineSchema } from './adapters/postgres/engine-schema.js';
 import { postgresExecutionCommit } from './adapters/postgres/execution-commit.js';
+import { processRevisions } from './adapters/postgres/process-revisions.js';
 import { PostgresErrorWebhookQueue } from './adapters/postgres/error-webhook-queue.js';
 import { PostgresExecutionDeadLetters } from './adapters/postgres/execution-dead-letters.js';
 import { PostgresExecutionLeases } from './adapters/postgres/execution-leases.js';
 import { PostgresParkedWaits } from './adapters/postgres/parked-waits.js';
 import type { ProcessDirectory } from './application/engine-ports.js';
+import { CachedProcessDirectory } from './application/cached-process-directory.js';
 import { ExecutionApi } from './application/execution-api.js';
+import { ReadBatcher } from './application/read-batcher.js';
 import type { ErrorWebhookPolicy } from './application/error-webhook-deliveries.js';
 import { ExecutionEngine } from './application/execution-engine.js';
 import type { EventSizeLimits } from './application/event-values.js';
@@ -66,6 +69,8 @@ export interface EngineOptions {
   directory?: ProcessDirectory;
   /** Whether this replica takes work from the queue (false: serve reads only); default true. */
   consume?: boolean;
+  /** How long a node's events may wait for the run's next ones before they are committed; default 10 ms. */
+  lazyAppendMs?: number;
   logger?: Logger;
 }
 
@@ -126,7 +131,14 @@ export class EngineRuntime {
     const ownCommit = deps.store instanceof PostgresEventStore;
     if (!ownCommit) deps.store.registerProjections([executionsProjection]);
     registerExecutionUpcasters(deps.store);
-    const directory = options.directory ?? new BusProcessDirectory(deps.bus);
+    // Concurrent runs check their processes' revisions in one statement.
+    const revisions = new ReadBatcher((processIds: string[]) => processRevisions(deps.store.db, processIds));
+    const directory =
+      options.directory ??
+      new CachedProcessDirectory(
+        new BusProcessDirectory(deps.bus),
+        async (processId) => (await revisions.read(processId)) ?? 0,
+      );
     const queue = options.queue?.spec ?? engineQueues.executionRequests;
     const engine = new ExecutionEngine({
       store: deps.store,
@@ -162,6 +174,7 @@ export class EngineRuntime {
       eventStorage: { limits: options.eventLimits ?? deps.config.events, values },
       maintenanceMs: options.maintenanceMs ?? Math.max(100, Math.floor(leaseMs / 3)),
       maxNodeConfigBytes: deps.config.nodeConfigMaxBytes,
+      lazyAppendMs: options.lazyAppendMs,
     });
     const api = new ExecutionApi({
       engine,

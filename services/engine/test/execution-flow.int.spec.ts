@@ -270,7 +270,8 @@ describe.each(modes)('executions through POST /processes/test (%s)', (mode) => {
       .node('Fine', 'scriptNode', { code: 'return 42' })
       .edge('In', 'Fine');
     const fine = await register(ok.process({ organization_id: org }));
-    expect(((await test_(fine.id, {})).body as ExecutionRecord).status).toBe('completed');
+    // The whole record on failure: its error_message says why.
+    expect((await test_(fine.id, {})).body).toMatchObject({ status: 'completed', error_message: null });
   });
 
   test('a script returning what JSON cannot hold fails alone; executions committed with it are unharmed', async () => {
@@ -336,7 +337,7 @@ describe.each(modes)('executions through POST /processes/test (%s)', (mode) => {
     const reply = await harness.call(engineHttp.executionStats, { params: { processId: process.id } }, actor);
     const stats = reply.body as ExecutionStats;
     expect(stats).toMatchObject({ total_runs: 4, completed: 3, failed: 1, running: 0, success_rate: 0.75 });
-    // The figures are those of the runs' own recorded durations (PostgreSQL's avg and percentile_cont(0.95)).
+    // The figures are those of the runs' own recorded durations (the average exact, the p95 as percentile_cont(0.95)).
     const durations = runs.map((run) => run.duration_ms!).sort((a, b) => a - b);
     const average = durations.reduce((sum, ms) => sum + ms, 0) / durations.length;
     const rank = 0.95 * (durations.length - 1);
@@ -344,7 +345,9 @@ describe.each(modes)('executions through POST /processes/test (%s)', (mode) => {
     const p95 = low + (rank - Math.floor(rank)) * (durations[Math.ceil(rank)]! - low);
     expect(durations[3]! - durations[0]!).toBeGreaterThan(0);
     expect(stats.average_duration_seconds).toBeCloseTo(Math.round(average) / 1000, 3);
-    expect(stats.p95_duration_seconds).toBeCloseTo(Math.round(p95) / 1000, 3);
+    // The p95 comes from the duration histogram: exact under 128 ms, within 0.8 % of a bucket's
+    // midpoint above (docs/engine.md), plus the answer's rounding to whole milliseconds.
+    expect(Math.abs(stats.p95_duration_seconds - p95 / 1000)).toBeLessThanOrEqual(0.001 + (0.008 * p95) / 1000);
     expect(stats.failure_breakdown.by_node).toEqual([{ node_id: g.id('Check'), node_name: 'Check', count: 1 }]);
     expect(stats.failure_breakdown.by_error).toEqual([
       { error_message: expect.stringContaining('bad input'), count: 1 },

@@ -44,6 +44,7 @@ describe('execution row cache', () => {
           iterations: null,
           input_from: { inputFrom: [] },
           output_ref: null,
+          token_usage: null,
         },
       ],
     ]);

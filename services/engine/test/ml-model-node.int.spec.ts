@@ -1,5 +1,5 @@
 import type { DecryptedConnection } from '@weft/contracts';
-import { addModel } from '../src/bench/tiny-onnx-model.js';
+import { addModel, tinyOnnxModel } from '../src/bench/tiny-onnx-model.js';
 import { createNodePalette, type NodePalette } from '../src/adapters/nodes/node-palette.js';
 import type { NodeRunContext } from '../src/domain/nodes/node-executor.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
@@ -187,6 +187,45 @@ describe('mlModelNode', () => {
     }
   });
 
+  test("onnx: a cancelled run ends its inference with the worker; another execution's run there is retried and completes", async () => {
+    const fresh = createNodePalette();
+    // A MatMul of two 700x700 matrices: long enough to be in the worker when the cancel comes.
+    const n = 700;
+    const model = tinyOnnxModel({
+      op: 'MatMul',
+      inputs: [
+        { name: 'a', dims: [n, n] },
+        { name: 'b', dims: [n, n] },
+      ],
+      output: { name: 'c', dims: [n, n] },
+    });
+    const config = {
+      provider: 'onnx',
+      model: `data:application/octet-stream;base64,${Buffer.from(model).toString('base64')}`,
+      inputs: { a: { data: '{{input["In"]["m"]}}', dims: [n, n] }, b: { data: '{{input["In"]["m"]}}', dims: [n, n] } },
+    };
+    const identityish = Array.from({ length: n * n }, (_, index) => (index % (n + 1) === 0 ? 1 : 0));
+    try {
+      const cancel = new AbortController();
+      const cancelled = run(config, { m: identityish }, { executors: fresh.executors, signal: cancel.signal });
+      const other = run(config, { m: identityish }, { executors: fresh.executors });
+      await waitUntil(() => fresh.onnxWorker().runsInFlight === 2, 60_000, 1);
+      cancel.abort(new Error('cancelled'));
+      const [stopped, finished] = await Promise.all([cancelled, other]);
+      expect(stopped.outcome.status).toBe('aborted');
+      // The inference was stopped by ending its worker thread, not left running.
+      expect(fresh.onnxWorker().stoppedWorkers).toBe(1);
+      expect(finished.outcome.status).toBe('completed');
+      const product = (finished.listener.output('Model') as { outputs: { c: { data: number[]; dims: number[] } } })
+        .outputs.c;
+      expect(product.dims).toEqual([n, n]);
+      expect(product.data.slice(0, 3)).toEqual([1, 0, 0]);
+      expect(product.data.reduce((sum, value) => sum + value, 0)).toBe(n);
+    } finally {
+      await fresh.close();
+    }
+  }, 120_000);
+
   test('openai chat: templated messages, the connection key and model; text and usage out', async () => {
     const { outcome, listener } = await run(
       {
@@ -256,6 +295,32 @@ describe('mlModelNode', () => {
       ],
       usage: { prompt_tokens: 2, completion_tokens: 0, total_tokens: 2 },
     });
+  });
+
+  test('openai: token counts a server reports as nonsense count 0, so the node state stays valid', async () => {
+    const server = await startLocalHttpServer((_request, res) =>
+      json(res, 200, {
+        choices: [{ message: { role: 'assistant', content: 'hi' } }],
+        usage: { prompt_tokens: 'many', completion_tokens: -5, total_tokens: 1.5 },
+      }),
+    );
+    try {
+      const { outcome, listener } = await run(
+        { provider: 'openai', connectionId: 'llm-1', operation: 'chat', messages: [{ role: 'user', content: 'x' }] },
+        {},
+        { baseUrl: `${server.url}/v1` },
+      );
+      expect(outcome.status).toBe('completed');
+      expect(listener.completed('Model')?.tokenUsage).toEqual({
+        model: 'tiny-chat',
+        calls: 1,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        total_tokens: 0,
+      });
+    } finally {
+      await server.close();
+    }
   });
 
   test('openai: an API error names the endpoint and status, never the key', async () => {

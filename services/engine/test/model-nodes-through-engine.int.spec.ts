@@ -91,7 +91,8 @@ describe.each(modes)('model nodes through POST /processes/test (%s)', (mode) => 
         provider: 'onnx',
         model: `weft-blob://${modelKey.split('/').map(encodeURIComponent).join('/')}`,
         inputs: {
-          a: { data: '{{input["Extract"]["invoice"]["amounts"]}}', dims: [2] },
+          // The invoice handle carries the invoice block: input["Extract"] is that block.
+          a: { data: '{{input["Extract"]["amounts"]}}', dims: [2] },
           b: { data: [100, 200], dims: [2] },
         },
       })
@@ -111,12 +112,19 @@ describe.each(modes)('model nodes through POST /processes/test (%s)', (mode) => 
     expect(record).toMatchObject({ status: 'completed', error_message: null });
     const output = (label: string) => record.node_states.find((state) => state.node_name === label)?.output_data;
     expect(output('Extract')).toEqual({ invoice: { number: 'INV-1', amounts: [1, 2] } });
+    // The read model rebuilds the input from the handle the edge leaves: the block, not the whole output.
+    expect(record.node_states.find((state) => state.node_name === 'Add')?.input_data).toMatchObject({
+      Extract: { number: 'INV-1', amounts: [1, 2] },
+    });
     expect(output('Add')).toEqual({ outputs: { sum: { data: [101, 202], dims: [2] } } });
     expect(output('Chat')).toEqual({
       text: 'Sum received: [101,202]',
       json: null,
       usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
     });
+    const tokens = { model: 'local-1', calls: 1, prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+    expect(record.node_states.find((state) => state.node_name === 'Chat')?.token_usage).toEqual(tokens);
+    expect(record.node_states.find((state) => state.node_name === 'Add')).not.toHaveProperty('token_usage');
   });
 
   test('llm schematization through the catalog connection; usage in the node state', async () => {
@@ -129,14 +137,20 @@ describe.each(modes)('model nodes through POST /processes/test (%s)', (mode) => 
         connectionId,
         source: '{{input["In"]["body"]}}',
       })
-      .node('Out', 'outputNode', { returnToClient: true, fields: { name: '{{input["Extract"]["customer"]["name"]}}' } })
+      .node('Out', 'outputNode', { returnToClient: true, fields: { name: '{{input["Extract"]["name"]}}' } })
       .edge('In', 'Extract')
       .edge('Extract', 'Out', 'customer');
     const record = (await run(g, { body: 'Hello, this is Ada.' })).body as ExecutionRecord;
     expect(record).toMatchObject({ status: 'completed', output_data: { Out: { name: 'Ada' } } });
     expect(record.node_states.find((state) => state.node_name === 'Extract')?.output_data).toEqual({
       customer: { name: 'Ada' },
-      _llm: { model: 'local-1', attempts: 1, usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } },
+    });
+    expect(record.node_states.find((state) => state.node_name === 'Extract')?.token_usage).toEqual({
+      model: 'local-1',
+      calls: 1,
+      prompt_tokens: 10,
+      completion_tokens: 5,
+      total_tokens: 15,
     });
   });
 

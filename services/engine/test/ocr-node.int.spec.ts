@@ -7,6 +7,7 @@ import { ocrNodeExecutor } from '../src/adapters/nodes/ocr-node.js';
 import { OcrWorkers } from '../src/adapters/nodes/ocr-workers.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
 import { pureExecutors, runInMemory } from './support/run-in-memory.js';
+import { grayPixelsOf, grayTiff } from './support/gray-tiff.js';
 import { textPdf } from './support/text-pdf.js';
 
 const dataUrl = (name: string, type: string, bytes: Buffer) => ({
@@ -99,6 +100,15 @@ describe('OCR node (tesseract.js with registry language data, pdftoppm for PDFs)
     });
   });
 
+  /** The start of a PNG: its signature and an IHDR claiming `width` x `height` pixels. */
+  const pngHeader = (width: number, height: number, length = 33): Buffer => {
+    const header = Buffer.alloc(length, 0x5a);
+    Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex').copy(header);
+    header.writeUInt32BE(width, 16);
+    header.writeUInt32BE(height, 20);
+    return header;
+  };
+
   test('a missing tesseract.js runtime fails with what to install', async () => {
     const missing = new OcrWorkers(1, () => Promise.reject(new Error("Cannot find module 'tesseract.js'")));
     const executor = ocrNodeExecutor({
@@ -111,7 +121,7 @@ describe('OCR node (tesseract.js with registry language data, pdftoppm for PDFs)
     const g = new GraphBuilder()
       .node('In', 'inputNode', { triggerType: 'manual' })
       .node('Scan', 'ocrNode', {
-        file: dataUrl('a.png', 'image/png', Buffer.from('x')),
+        file: dataUrl('a.png', 'image/png', pngHeader(10, 10)),
       })
       .edge('In', 'Scan');
     const { outcome } = await runInMemory(g.snapshot(), g.id('In'), {}, { executors: pureExecutors(executor) });
@@ -150,6 +160,61 @@ describe('OCR node (tesseract.js with registry language data, pdftoppm for PDFs)
       status: 'failed',
       error: 'the image is 100000x100000 pixels, more than WEFT_OCR_MAX_PIXELS (40000000)',
     });
+  });
+
+  test.each([
+    ['GIF', '474946383961a086a086'],
+    ['BMP', '424d000000000000000000000000280000000000a0860100a0860100'],
+    ['something else', '00010203'],
+  ])('a %s file is refused before a worker decodes it, saying what OCR reads', async (_format, hex) => {
+    const { outcome } = await run({ file: dataUrl('scan.bin', 'application/octet-stream', Buffer.from(hex, 'hex')) });
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      error:
+        'the file is not a PNG, JPEG, TIFF or PDF whose size can be read: OCR reads only these (convert GIF, BMP or WebP first)',
+    });
+  });
+
+  test('reads every page of a TIFF made at test time, as pages', async () => {
+    const tiff = grayTiff([grayPixelsOf(textPdf(['TIFF PAGE 1'])), grayPixelsOf(textPdf(['SECOND SHEET 2']))]);
+    const { outcome, listener } = await run({ file: dataUrl('scan.tif', 'image/tiff', tiff) });
+    expect(outcome.status).toBe('completed');
+    const output = listener.output('Scan') as { text: string; pages: { text: string; words: { text: string }[] }[] };
+    expect(output.pages.map((page) => page.text.trim())).toEqual(['TIFF PAGE 1', 'SECOND SHEET 2']);
+    expect(output.pages[1]!.words.map((word) => word.text)).toEqual(['SECOND', 'SHEET', '2']);
+    expect(output.text).toContain('TIFF PAGE 1');
+  });
+
+  test('a TIFF page declaring more pixels than WEFT_OCR_MAX_PIXELS is refused before anything decodes it', async () => {
+    const page = grayPixelsOf(textPdf(['SMALL']), 30);
+    const bomb = grayTiff([page, { width: 100_000, height: 100_000, pixels: Buffer.alloc(16) }]);
+    const { outcome } = await run({ file: dataUrl('bomb.tif', 'image/tiff', bomb) });
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      error: 'page 2 of the TIFF is 100000x100000 pixels, more than WEFT_OCR_MAX_PIXELS (40000000)',
+    });
+  });
+
+  test('a damaged TIFF (cut short) fails its node saying so', async () => {
+    const tiff = grayTiff([grayPixelsOf(textPdf(['CUT SHORT']), 30)]);
+    const cut = tiff.subarray(0, tiff.length - 10);
+    const { outcome } = await run({ file: dataUrl('cut.tif', 'image/tiff', cut) });
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      error: 'the TIFF is damaged: a page directory is cut short',
+    });
+  });
+
+  test('an image the OCR runtime cannot decode fails its node; the engine and the workers go on', async () => {
+    // A PNG header with a sane size and garbage after it: it passes the size check, not the decoder.
+    const broken = await run({ file: dataUrl('broken.png', 'image/png', pngHeader(10, 10, 64)) });
+    expect(broken.outcome).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/^the image could not be read: .*Error attempting to read image/),
+    });
+    const good = await run({ file: dataUrl('scan.png', 'image/png', pngOf(textPdf(['STILL READING 42']))) });
+    expect(good.outcome.status).toBe('completed');
+    expect((good.listener.output('Scan') as { text: string }).text).toContain('STILL READING 42');
   });
 
   test('a PDF page too large for the pixel budget is rendered at a lower resolution', async () => {

@@ -169,7 +169,9 @@ describe('read models rebuilt after executions moved to another engine are ident
     const schema = `test_engine_rebuild_${crypto.randomUUID().replace(/-/g, '').slice(0, 12)}`;
     const org = crypto.randomUUID();
     const actor = actorOf(org);
-    const first = await startEngineHarness('distributed', {}, { schema });
+    // A lease long enough that a loaded machine renews it in time: each run is resumed once, at the handover.
+    const leaseMs = 15_000;
+    const first = await startEngineHarness('distributed', { leaseMs }, { schema });
     const g = new GraphBuilder()
       .node('In', 'inputNode', { triggerType: 'manual' })
       .node('Each', 'loopNode', { items: '{{input["In"]["items"]}}' })
@@ -193,7 +195,7 @@ describe('read models rebuilt after executions moved to another engine are ident
     await waitUntil(async () => (await started(first.store.db)) === 6, 30_000);
     // Stopped mid-wait: the runs are handed over and the next engine resumes them from the tables.
     await first.close();
-    const second = await startEngineHarness('distributed', {}, { schema });
+    const second = await startEngineHarness('distributed', { leaseMs }, { schema });
     try {
       await waitUntil(async () => (await runningCount(second.store.db)) === 0, 30_000);
       expect(await runningCount(second.store.db)).toBe(0);

@@ -29,7 +29,7 @@ describe('schematizationNode', () => {
   let answers: string[] = [];
   beforeAll(async () => {
     llm = await startFakeLlm((_body, index) => answers[Math.min(index, answers.length - 1)] ?? '{}');
-    palette = createNodePalette({ dataBlocks });
+    palette = createNodePalette({ dataBlocks, models: { jsonataMaxMemoryMb: 64 } });
   });
   afterAll(async () => {
     await palette.close();
@@ -106,19 +106,48 @@ describe('schematizationNode', () => {
 
   test('mapping: a runaway expression stops at timeoutMs', async () => {
     const { outcome } = await run(
-      { ...mapping, timeoutMs: 50, mappings: { ...mapping.mappings, invoice: '$sum([1..9999999].($ * 2))' } },
+      { ...mapping, timeoutMs: 50, mappings: { ...mapping.mappings, invoice: '$sum([1..1000000].($ * 2))' } },
       email,
     );
     expect(outcome).toMatchObject({ status: 'failed', error: 'mapping of "invoice": timed out after 50 ms' });
   });
 
+  test('mapping: one step that builds a huge array fails at the memory limit; the engine heap stays small and mappings go on', async () => {
+    const heapBefore = process.memoryUsage().heapUsed;
+    const { outcome } = await run(
+      { ...mapping, timeoutMs: 120_000, mappings: { ...mapping.mappings, invoice: '[1..10000000].{"a": $}' } },
+      email,
+    );
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      error: 'mapping of "invoice": exceeded the memory limit of 64 MB (WEFT_JSONATA_MAX_MEMORY_MB)',
+    });
+    // The array lived in the worker's heap, never in this one.
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(64 * 1024 * 1024);
+    const after = await run(mapping, email);
+    expect(after.outcome.status).toBe('completed');
+  });
+
+  test('mapping: the engine goes on while a mapping runs, and a cancel stops it', async () => {
+    const controller = new AbortController();
+    const running = run(
+      { ...mapping, timeoutMs: 5_000, mappings: { ...mapping.mappings, invoice: '$count([1..1000000].($ * 2))' } },
+      email,
+      { signal: controller.signal },
+    );
+    // This timer fires only if the evaluation leaves the engine's event loop free.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    controller.abort(new Error('cancelled by test'));
+    const { outcome } = await running;
+    expect(outcome).toMatchObject({ status: 'aborted' });
+    const after = await run(mapping, email);
+    expect(after.outcome.status).toBe('completed');
+  });
+
   test('mapping: without JSONata installed the node fails saying what to install', async () => {
     const missing = createNodePalette({
       dataBlocks,
-      runtimes: {
-        jsonata: () =>
-          Promise.reject(Object.assign(new Error("Cannot find module 'jsonata'"), { code: 'MODULE_NOT_FOUND' })),
-      },
+      runtimes: { jsonataModule: 'jsonata-not-installed' },
     });
     try {
       const { outcome } = await run(mapping, email, { executors: missing.executors });
@@ -149,7 +178,13 @@ describe('schematizationNode', () => {
     expect(listener.output('Extract')).toEqual({
       invoice: { number: 'INV-7', total: 12.5 },
       customer: { name: 'Ada' },
-      _llm: { model: 'extractor', attempts: 2, usage: { prompt_tokens: 20, completion_tokens: 10, total_tokens: 30 } },
+    });
+    expect(listener.completed('Extract')?.tokenUsage).toEqual({
+      model: 'extractor',
+      calls: 2,
+      prompt_tokens: 20,
+      completion_tokens: 10,
+      total_tokens: 30,
     });
     const [first, second] = llm.chatBodies();
     expect(first!.messages[1]).toEqual({ role: 'user', content: 'Invoice INV-7 from Ada, total 12.50' });

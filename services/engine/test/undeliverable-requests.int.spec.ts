@@ -60,9 +60,9 @@ describe.each(modes)('execution requests that fail every delivery (%s)', (mode) 
     await harness.close();
   });
 
-  const request = (): ExecutionRequest => ({
+  const request = (processId = process_.id): ExecutionRequest => ({
     executionId: crypto.randomUUID(),
-    processId: process_.id,
+    processId,
     organizationId: org,
     inputData: { order: 7 },
     source: 'test',
@@ -94,8 +94,16 @@ describe.each(modes)('execution requests that fail every delivery (%s)', (mode) 
   });
 
   test('when the process cannot be loaded at all it becomes a dead letter, and a replay runs it', async () => {
-    const failing = request();
-    outage.set(process_.id, 3);
+    // A process the engine has not loaded yet: one it holds at its current revision needs no catalog.
+    const unloaded = await harness.catalog.add(
+      new GraphBuilder()
+        .node('In', 'inputNode', { triggerType: 'manual' })
+        .node('Out', 'outputNode')
+        .edge('In', 'Out')
+        .process({ organization_id: org }),
+    );
+    const failing = request(unloaded.id);
+    outage.set(unloaded.id, 3);
     await harness.bus.enqueue(harness.queue.spec, failing, { msgId: failing.executionId });
 
     const deadLetters = harness.engine.runtime.deadLetters;

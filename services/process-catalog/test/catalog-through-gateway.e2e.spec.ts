@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InMemoryBus, NatsBus, type Bus } from '@weft/bus';
+import { InMemoryBus } from '@weft/bus';
 import { loadConfig } from '@weft/config';
 import {
   catalogHttp as catalogHttpByName,
@@ -10,30 +10,23 @@ import {
   type ProcessDocument,
   type ProcessRecord,
 } from '@weft/contracts';
-import { openDatabase, PostgresEventStore, type Database } from '@weft/event-store';
-import { createGateway, type Gateway } from '@weft/gateway';
-import { namespacedBus } from '@weft/test-support';
-import { startProcessCatalogService, type RunningService } from '../src/index.js';
-import { testDatabaseUrl, testNatsUrl } from './fixtures/test-services.js';
+import { openDatabase, PostgresEventStore } from '@weft/event-store';
+import { createGateway } from '@weft/gateway';
+import {
+  DEPLOYMENT_START_TIMEOUT_MS,
+  deploymentKind,
+  type Deployment,
+} from '../../all-in-one/test/support/deployment.js';
+import { useSharedDeployment } from '../../all-in-one/test/support/shared-deployment.js';
 
 /**
- * The whole public path, nothing stubbed: HTTP (fastify inject) -> the real gateway (API keys,
- * body schemas, organization checks) -> the bus -> the catalog -> the event store.
+ * The whole public path, nothing stubbed: HTTP -> the gateway (API keys, body schemas,
+ * organization checks) -> the bus -> the catalog -> the event store, on Weft as deployed
+ * (support/deployment.ts: the all-in-one, or each service its own process on NATS and PostgreSQL).
  */
-type Setup = { bus: 'in-memory' | 'nats'; db: 'pglite' | 'postgres' };
-const setups: Setup[] = [
-  { bus: 'in-memory', db: 'pglite' },
-  { bus: 'nats', db: 'postgres' },
-];
-
-describe.each(setups)('catalog through the gateway ($bus bus, $db)', ({ bus: busKind, db }) => {
-  const systemKey = `weft_e2e_${randomUUID()}`;
-  let dataDir: string;
-  let database: Database;
-  let store: PostgresEventStore;
-  let bus: Bus;
-  let gateway: Gateway;
-  let catalog: RunningService;
+describe(`catalog through the gateway (${deploymentKind()})`, () => {
+  let deployment: Deployment;
+  let systemKey: string;
 
   const http = async (
     method: string,
@@ -42,16 +35,16 @@ describe.each(setups)('catalog through the gateway ($bus bus, $db)', ({ bus: bus
     body?: unknown,
     headers: Record<string, string> = {},
   ) => {
-    const response = await gateway.server.inject({
-      method: method as 'GET',
-      url,
+    const response = await fetch(`${deployment.baseUrl}${url}`, {
+      method,
       headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
+    const text = await response.text();
     return {
-      status: response.statusCode,
-      headers: response.headers,
-      body: response.body ? JSON.parse(response.body) : undefined,
+      status: response.status,
+      headers: Object.fromEntries(response.headers),
+      body: text ? JSON.parse(text) : undefined,
     };
   };
 
@@ -69,46 +62,12 @@ describe.each(setups)('catalog through the gateway ($bus bus, $db)', ({ bus: bus
   };
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'weft-catalog-e2e-'));
-    database =
-      db === 'postgres'
-        ? await openDatabase({
-            url: testDatabaseUrl(),
-            schema: `test_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
-          })
-        : await openDatabase({ dataDir: 'memory://' });
-    store = await PostgresEventStore.open(database);
-    bus =
-      busKind === 'nats'
-        ? namespacedBus(
-            await NatsBus.connect({ servers: testNatsUrl(), name: 'catalog-e2e' }),
-            `t${randomUUID().slice(0, 8)}`,
-          )
-        : new InMemoryBus();
-    const config = {
-      ...loadConfig({ WEFT_DATA_DIR: dataDir }),
-      bootstrapApiKey: systemKey,
-      secretKey: 'catalog-e2e-secret-key',
-    };
-    catalog = await startProcessCatalogService({ store, bus, config });
-    gateway = await createGateway({
-      config,
-      store,
-      bus,
-      routes: catalogRoutes,
-      logger: false,
-      requestTimeoutMs: 10_000,
-    });
-  });
+    deployment = await useSharedDeployment();
+    systemKey = deployment.key;
+  }, DEPLOYMENT_START_TIMEOUT_MS);
 
   afterAll(async () => {
-    await gateway.close();
-    await catalog.stop();
-    await store.close();
-    await bus.close();
-    if (db === 'postgres') await database.db.schema.dropSchema(database.schema).ifExists().cascade().execute();
-    await database.close();
-    await rm(dataDir, { recursive: true, force: true });
+    await deployment?.stop();
   });
 
   test('a realistic process: create, edit, version, lock, export, import elsewhere, fork, restore, lint', async () => {
@@ -332,6 +291,7 @@ describe.each(setups)('catalog through the gateway ($bus bus, $db)', ({ bus: bus
 
   test('the gateway serves every catalog route', async () => {
     // A gateway with its default routes, as main.ts starts it: each catalog route is registered.
+    const dataDir = await mkdtemp(join(tmpdir(), 'weft-catalog-routes-'));
     const ownDatabase = await openDatabase({ dataDir: 'memory://' });
     const ownStore = await PostgresEventStore.open(ownDatabase);
     const ownBus = new InMemoryBus();
@@ -347,6 +307,7 @@ describe.each(setups)('catalog through the gateway ($bus bus, $db)', ({ bus: bus
       await ownBus.close();
       await ownStore.close();
       await ownDatabase.close();
+      await rm(dataDir, { recursive: true, force: true });
     }
     // And each route reaches the catalog through the bus: its own answer, never the gateway's "no route" or a 5xx.
     const org = await organization('Routes');

@@ -2,8 +2,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { WEFT_MODES } from '../../all-in-one/test/weft-modes.js';
-import { BOOTSTRAP_KEY, startTestingStack, type TestingStack } from '../../testing/test/support/testing-stack.js';
+import { DEPLOYMENT_START_TIMEOUT_MS, deploymentKind } from '../../all-in-one/test/support/deployment.js';
+import { startTestingDeployment, type TestingStack } from '../../testing/test/support/testing-stack.js';
 
 const cliRoot = resolve(__dirname, '..');
 const fromSources = join(cliRoot, 'bin', 'weft-source.mjs');
@@ -32,8 +32,8 @@ beforeAll(() => {
   if (built.status !== 0) throw new Error(`CLI build failed: ${built.stdout.toString()}${built.stderr.toString()}`);
 }, 120_000);
 
-/** `weft test` against a real Weft in both modes: progress, summary, JUnit file, exit status. */
-describe.each(WEFT_MODES)('weft test CLI (%s)', (mode) => {
+/** `weft test` against Weft as deployed (both deployments in CI): progress, summary, JUnit file, exit status. */
+describe(`weft test CLI (${deploymentKind()})`, () => {
   let stack: TestingStack;
   let processId: string;
   let alpha: string;
@@ -41,7 +41,7 @@ describe.each(WEFT_MODES)('weft test CLI (%s)', (mode) => {
 
   beforeAll(async () => {
     workDir = await mkdtemp(join(tmpdir(), 'weft-cli-'));
-    stack = await startTestingStack(mode);
+    stack = await startTestingDeployment();
     processId = await stack.createProcess(
       'Cli',
       [
@@ -70,13 +70,13 @@ describe.each(WEFT_MODES)('weft test CLI (%s)', (mode) => {
     alpha = await create('alpha', 1);
     await create('beta', 20);
     await create('gamma', 1, true);
-  }, 120_000);
+  }, DEPLOYMENT_START_TIMEOUT_MS);
   afterAll(async () => {
-    await stack?.under.dispose();
+    await stack?.stop();
     await rm(workDir, { recursive: true, force: true });
   });
 
-  const env = () => ({ WEFT_URL: stack.under.weft.url, WEFT_API_KEY: BOOTSTRAP_KEY });
+  const env = () => ({ WEFT_URL: stack.baseUrl, WEFT_API_KEY: stack.systemKey });
 
   test('prints a line per case, the table and the pass rate, writes JUnit, exits 1 when a case failed', async () => {
     const junit = join(workDir, 'report.xml');

@@ -5,12 +5,12 @@ import {
   GatedServer,
   readUntil,
   startTestingStack,
-  type TestingStack,
+  type InProcessTestingStack,
 } from './support/testing-stack.js';
 
 /** A batch cut short by a stop resumes at the next start, and no execution of its plan runs twice. */
 describe.each(WEFT_MODES)('batch resumed after a restart (%s)', (mode) => {
-  let stack: TestingStack;
+  let stack: InProcessTestingStack;
   let gated: GatedServer;
   beforeAll(async () => {
     gated = new GatedServer();
@@ -18,7 +18,7 @@ describe.each(WEFT_MODES)('batch resumed after a restart (%s)', (mode) => {
     stack = await startTestingStack(mode);
   }, 120_000);
   afterAll(async () => {
-    await stack?.under.dispose();
+    await stack?.stop();
     await gated?.stop();
   });
 

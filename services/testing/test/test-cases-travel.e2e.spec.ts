@@ -1,8 +1,8 @@
-import { WEFT_MODES } from '../../all-in-one/test/weft-modes.js';
-import { startTestingStack, type TestingStack } from './support/testing-stack.js';
+import { DEPLOYMENT_START_TIMEOUT_MS, deploymentKind } from '../../all-in-one/test/support/deployment.js';
+import { startTestingDeployment, type TestingStack } from './support/testing-stack.js';
 
 /** Test cases leave with an export and arrive with an import or a fork, pointed at the new input node. */
-describe.each(WEFT_MODES)('test cases in export, import and fork (%s)', (mode) => {
+describe(`test cases in export, import and fork (${deploymentKind()})`, () => {
   let stack: TestingStack;
   let processId: string;
   let inputNodeId: string;
@@ -22,7 +22,7 @@ describe.each(WEFT_MODES)('test cases in export, import and fork (%s)', (mode) =
     (await user()('GET', `/api/v1/processes/by-org/${stack.orgId}?pageSize=200`)).body.total as number;
 
   beforeAll(async () => {
-    stack = await startTestingStack(mode);
+    stack = await startTestingDeployment();
     processId = await stack.createProcess(
       'Travels',
       [
@@ -51,9 +51,9 @@ describe.each(WEFT_MODES)('test cases in export, import and fork (%s)', (mode) =
       });
       expect(created.status).toBe(201);
     }
-  }, 120_000);
+  }, DEPLOYMENT_START_TIMEOUT_MS);
   afterAll(async () => {
-    await stack?.under.dispose();
+    await stack?.stop();
   });
 
   test('the export document carries every test case, naming its input node by its key', async () => {

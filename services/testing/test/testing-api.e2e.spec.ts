@@ -1,19 +1,13 @@
-import { WEFT_MODES } from '../../all-in-one/test/weft-modes.js';
-import {
-  BOOTSTRAP_KEY,
-  GatedServer,
-  readUntil,
-  startTestingStack,
-  type TestingStack,
-} from './support/testing-stack.js';
+import { DEPLOYMENT_START_TIMEOUT_MS, deploymentKind } from '../../all-in-one/test/support/deployment.js';
+import { GatedServer, readUntil, startTestingDeployment, type TestingStack } from './support/testing-stack.js';
 
 /** The testing API as a caller uses it through the gateway, in both modes (docs/testing.md). */
-describe.each(WEFT_MODES)('testing service (%s)', (mode) => {
+describe(`testing service (${deploymentKind()})`, () => {
   let stack: TestingStack;
   let gated: GatedServer;
   const processes: Record<string, string> = {};
   const user = () => stack.as(stack.userKey);
-  const system = () => stack.as(BOOTSTRAP_KEY);
+  const system = () => stack.as(stack.systemKey);
 
   const webhookIn = { id: 'in', type: 'inputNode', config: { label: 'In', triggerType: 'webhook' } };
   const out = (fields: Record<string, string>) => ({ id: 'out', type: 'outputNode', config: { label: 'Out', fields } });
@@ -61,7 +55,7 @@ describe.each(WEFT_MODES)('testing service (%s)', (mode) => {
     gated = new GatedServer();
     await gated.start();
     // Small inline values: a large output stays in the execution record (and the engine's blob storage).
-    stack = await startTestingStack(mode, { WEFT_EVENT_VALUE_INLINE_MAX_BYTES: '4096' });
+    stack = await startTestingDeployment({ WEFT_EVENT_VALUE_INLINE_MAX_BYTES: '4096' });
     processes.calc = await stack.createProcess(
       'Calc',
       [
@@ -116,9 +110,9 @@ describe.each(WEFT_MODES)('testing service (%s)', (mode) => {
       ],
       chain,
     );
-  }, 120_000);
+  }, DEPLOYMENT_START_TIMEOUT_MS);
   afterAll(async () => {
-    await stack?.under.dispose();
+    await stack?.stop();
     await gated?.stop();
   });
 

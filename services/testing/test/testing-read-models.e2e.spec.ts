@@ -3,18 +3,18 @@ import { PostgresEventStore, rebuildReadModels } from '@weft/event-store';
 import { openConfiguredDatabase } from '@weft/runtime';
 import { WEFT_MODES } from '../../all-in-one/test/weft-modes.js';
 import { testingProjections } from '../src/projections/testing-projections.js';
-import { BOOTSTRAP_KEY, startTestingStack, type TestingStack } from './support/testing-stack.js';
+import { BOOTSTRAP_KEY, startTestingStack, type InProcessTestingStack } from './support/testing-stack.js';
 
 const TABLES = ['testing_test_cases', 'testing_test_runs', 'testing_batches'] as const;
 
 /** The testing read models are projections of the testing events: a rebuild gives them back byte for byte. */
 describe.each(WEFT_MODES)('testing read models rebuild (%s)', (mode) => {
-  let stack: TestingStack;
+  let stack: InProcessTestingStack;
   beforeAll(async () => {
     stack = await startTestingStack(mode);
   }, 120_000);
   afterAll(async () => {
-    await stack?.under.dispose();
+    await stack?.stop();
   });
 
   test('test cases, runs and batches come back from the events alone', async () => {

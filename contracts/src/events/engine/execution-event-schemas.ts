@@ -22,6 +22,17 @@ const valueRef = {
   properties: { url: { type: 'string', pattern: '^weft-blob://' }, size: count },
 } as const;
 /** The value inline, or its blob reference instead. */
+const tokenUsage = {
+  type: 'object',
+  required: ['model', 'calls', 'prompt_tokens', 'completion_tokens', 'total_tokens'],
+  properties: {
+    model: str,
+    calls: count,
+    prompt_tokens: count,
+    completion_tokens: count,
+    total_tokens: count,
+  },
+} as const;
 const inlineOrRef = (field: string) => ({ anyOf: [{ required: [field] }, { required: [`${field}Ref`] }] });
 
 const event = (required: string[], properties: Record<string, unknown>): JsonSchema => ({
@@ -71,7 +82,7 @@ export const executionEventSchemas: Record<ExecutionEventType, { schemaVersion: 
       nodeType: str,
       inputFrom: {
         type: 'array',
-        items: { type: 'object', required: ['nodeId'], properties: { nodeId: id, iteration } },
+        items: { type: 'object', required: ['nodeId'], properties: { nodeId: id, iteration, handle: str } },
       },
       loopItem: {},
       loopItemRef: valueRef,
@@ -91,6 +102,7 @@ export const executionEventSchemas: Record<ExecutionEventType, { schemaVersion: 
         completedAt: time,
         durationMs: count,
         iteration,
+        tokenUsage,
       }),
       ...inlineOrRef('outputData'),
     },

@@ -1,4 +1,4 @@
-import type { GraphSnapshot } from '../../engine/execution-record.js';
+import type { GraphSnapshot, TokenUsage } from '../../engine/execution-record.js';
 
 /**
  * Events of the execution aggregate (stream `execution-<executionId>`); each type's schema version
@@ -29,6 +29,11 @@ export interface StoredValueRef {
 export interface NodeInputSource {
   nodeId: string;
   iteration?: IterationPath;
+  /**
+   * The parent's output handle when that handle carries one key of the parent's output (a
+   * schematizationNode's block handles): the input holds that key's value, not the whole output.
+   */
+  handle?: string;
 }
 
 /**
@@ -95,6 +100,8 @@ export interface NodeCompletedData {
   completedAt: string;
   durationMs: number;
   iteration?: IterationPath;
+  /** Set by nodes that call a language model: what the run spent. */
+  tokenUsage?: TokenUsage;
 }
 
 export interface NodeFailedData {

@@ -18,6 +18,8 @@ export interface OutboxRelayOptions {
   pollMs?: number;
   /** How often a standby instance tries to take over. */
   standbyMs?: number;
+  /** Least time between two checkpoint writes while publishing (the last one is written at stop); default 1 s. */
+  checkpointEveryMs?: number;
   /** Subject of an event; default `eventSubject` from @weft/contracts. */
   subjectFor?: (event: StoredEvent) => string;
   onError?: (error: unknown) => void;
@@ -47,14 +49,19 @@ export const toEnvelope = (event: StoredEvent): PublishedEventEnvelope => ({
 export class OutboxRelay {
   private readonly loop: CatchUpLoop;
   private readonly lock: LeaderLock;
+  private readonly name: string;
   private started = false;
+  /** Position published but not yet saved as the checkpoint, and when the last save was. */
+  private unsaved: number | undefined;
+  private savedAt = 0;
 
   constructor(
     private readonly store: PostgresEventStore,
     publisher: EventPublisher,
-    options: OutboxRelayOptions = {},
+    private readonly options: OutboxRelayOptions = {},
   ) {
-    const name = options.name ?? 'outbox-relay';
+    const name = (this.name = options.name ?? 'outbox-relay');
+    const checkpointEveryMs = options.checkpointEveryMs ?? 1000;
     const subjectFor = options.subjectFor ?? eventSubject;
     let previousMsgId: string | undefined;
     const lock = (this.lock =
@@ -130,9 +137,20 @@ export class OutboxRelay {
           // One at a time: without the predecessor check, a failed publish must not be overtaken.
           for (const event of events) await publishOne(event, undefined);
         }
-        await saveCheckpoint(store.db, 'subscription_checkpoints', name, reached);
+        // Not a commit per batch: a restart resumes after the destination's last message anyway,
+        // so a checkpoint behind it only costs a re-check, never a repeat.
+        this.unsaved = reached;
+        if (Date.now() - this.savedAt >= checkpointEveryMs) await this.saveCheckpoint();
       },
     });
+  }
+
+  private async saveCheckpoint(): Promise<void> {
+    if (this.unsaved === undefined) return;
+    const position = this.unsaved;
+    await saveCheckpoint(this.store.db, 'subscription_checkpoints', this.name, position);
+    this.savedAt = Date.now();
+    if (this.unsaved === position) this.unsaved = undefined;
   }
 
   /** True while this instance holds the leader lock and publishes. */
@@ -158,6 +176,7 @@ export class OutboxRelay {
 
   async stop(): Promise<void> {
     await this.loop.stop();
+    if (this.lock.isHeld()) await this.saveCheckpoint().catch((error: unknown) => this.options.onError?.(error));
     await this.lock.release();
     this.started = false;
   }

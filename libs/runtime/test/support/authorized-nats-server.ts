@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import {
   NATS_SERVICE_USERS,
@@ -10,7 +9,7 @@ import {
   type NatsUser,
 } from '@weft/bus';
 import { createLogger } from '@weft/observability';
-import { startNatsServer } from '@weft/test-support';
+import { startAuthorizedNatsServer } from '@weft/test-support';
 
 /**
  * A nats-server of the test's own on a free loopback port, with JetStream and the committed
@@ -29,22 +28,20 @@ export const AUTH_CONF = resolve(__dirname, '../../../../infra/nats/auth.conf');
 
 /** `extraConfig`: more server configuration, e.g. a `tls { ... }` block. */
 export async function startAuthorizedNats(extraConfig = ''): Promise<AuthorizedNats> {
-  const passwords = Object.fromEntries(
-    // nats-server parses the variable as a config value: a letter first keeps it a string (infra/README.md).
-    [...NATS_SERVICE_USERS, NATS_SUBSCRIBER_USER].map((user) => [user, `p${randomBytes(12).toString('hex')}`]),
-  ) as Record<NatsUser, string>;
-  const environment = Object.fromEntries(
-    Object.entries(passwords).map(([user, password]) => [natsPasswordVariable(user as NatsUser), password]),
-  );
-  const server = await startNatsServer({ include: [AUTH_CONF], config: extraConfig, env: environment });
-  const { url } = server;
+  const server = await startAuthorizedNatsServer({
+    authConf: AUTH_CONF,
+    users: [...NATS_SERVICE_USERS, NATS_SUBSCRIBER_USER],
+    passwordVariable: (user) => natsPasswordVariable(user as NatsUser),
+    config: extraConfig,
+  });
+  const passwords = server.passwords as Record<NatsUser, string>;
   return {
-    url,
+    url: server.url,
     passwords,
-    envFor: (user) => ({ WEFT_NATS_URL: url, WEFT_NATS_USER: user, WEFT_NATS_PASSWORD: passwords[user] }),
+    envFor: (user) => server.envFor(user),
     connectAs: (user, password = passwords[user], security = {}) =>
       NatsBus.connect({
-        servers: url,
+        servers: server.url,
         name: `test-${user}`,
         security: { ...security, user, password },
         inboxPrefix: natsInboxPrefix(user),

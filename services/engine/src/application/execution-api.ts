@@ -17,10 +17,11 @@ import {
 import type { Actor, MessageContext } from '@weft/bus';
 import type { Db } from '@weft/event-store';
 import { chooseTriggerNode } from '../domain/graph/trigger-node.js';
-import { executionStats, findExecution, listExecutions } from '../projections/execution-queries.js';
+import { executionStats, findExecution, findExecutions, listExecutions } from '../projections/execution-queries.js';
 import type { ValueReader } from '../projections/resolve-row-values.js';
 import type { ProcessDirectory } from './engine-ports.js';
 import type { ExecutionEngine } from './execution-engine.js';
+import { ReadBatcher } from './read-batcher.js';
 import { assertStorableInput } from './storable-input.js';
 
 /**
@@ -76,7 +77,12 @@ function collectViolations<T>(errors: ProblemViolation[], check: () => T, fallba
 }
 
 export class ExecutionApi {
-  constructor(private readonly deps: ExecutionApiDeps) {}
+  /** The records synchronous runs answer with: runs that finish together read theirs in one statement. */
+  private readonly finishedRecords: ReadBatcher<string, ExecutionRecord>;
+
+  constructor(private readonly deps: ExecutionApiDeps) {
+    this.finishedRecords = new ReadBatcher((executionIds) => findExecutions(deps.db, executionIds, deps.readValue));
+  }
 
   /** POST /processes/test/:processId */
   async testProcess(call: HttpCall, context: MessageContext): Promise<HttpReply> {
@@ -103,7 +109,7 @@ export class ExecutionApi {
       traceId: traceIdOf(context.traceparent),
       requestedAt: (this.deps.now?.() ?? new Date()).toISOString(),
     };
-    const record = await this.runAndWait(request, triggerNodeId, waitSeconds);
+    const record = await this.runAndWait(request, process, triggerNodeId, waitSeconds);
     if (record && record.status !== 'running') return { status: 200, body: record };
     return {
       status: 202,
@@ -123,6 +129,7 @@ export class ExecutionApi {
     const executionId = rest.executionId || randomUUID();
     const record = await this.runAndWait(
       { ...rest, executionId },
+      process,
       triggerNodeId,
       Math.min(waitSeconds ?? DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS),
     );
@@ -193,12 +200,28 @@ export class ExecutionApi {
     return { status: 200, body: await executionStats(this.deps.db, process.id) };
   }
 
-  /** Records the acceptance first, so the id is readable and cancellable before the caller has it. */
+  /**
+   * Runs the request on this engine at once when it has room (accepted and started in one commit);
+   * otherwise records the acceptance first, so the id is readable and cancellable before the caller
+   * has it, and queues the request for any engine.
+   */
   private async runAndWait(
     request: ExecutionRequest,
+    process: ProcessRecord,
     triggerNodeId: string,
     waitSeconds: number,
   ): Promise<ExecutionRecord | undefined> {
+    if (!(await this.deps.engine.startNow(request, process, triggerNodeId)))
+      await this.acceptAndQueue(request, triggerNodeId);
+    const finishedInRecord = async (): Promise<boolean> => {
+      const record = await this.finishedRecords.read(request.executionId);
+      return record !== undefined && record.status !== 'running';
+    };
+    await this.deps.engine.waitForFinish(request.executionId, waitSeconds * 1000, finishedInRecord);
+    return this.finishedRecords.read(request.executionId);
+  }
+
+  private async acceptAndQueue(request: ExecutionRequest, triggerNodeId: string): Promise<void> {
     await this.deps.engine.accept(request, triggerNodeId);
     try {
       await this.deps.enqueue(request);
@@ -208,12 +231,6 @@ export class ExecutionApi {
         .catch(() => undefined);
       throw error;
     }
-    const finishedInRecord = async (): Promise<boolean> => {
-      const record = await findExecution(this.deps.db, request.executionId, this.deps.readValue);
-      return record !== undefined && record.status !== 'running';
-    };
-    await this.deps.engine.waitForFinish(request.executionId, waitSeconds * 1000, finishedInRecord);
-    return findExecution(this.deps.db, request.executionId, this.deps.readValue);
   }
 
   private readWaitSeconds(query: HttpCall['query']): number {

@@ -8,6 +8,7 @@ import {
 } from '@weft/contracts';
 import { WrongExpectedVersionError, type EventMetadata, type EventStore } from '@weft/event-store';
 import { withSpan, type Logger } from '@weft/observability';
+import type { ExecutionCommand } from '../domain/execution/commands.js';
 import { decide } from '../domain/execution/decide.js';
 import { executionStreamId, type ExecutionEvent } from '../domain/execution/events.js';
 import { foldExecution, initialExecutionState, isFinished, type ExecutionState } from '../domain/execution/state.js';
@@ -76,6 +77,8 @@ export interface ExecutionEngineDeps {
   slots?: ExecutionSlots;
   /** Largest a node's config may grow when its templates are resolved; default 16 MiB. */
   maxNodeConfigBytes?: number;
+  /** How long a node's events may wait for the run's next ones before they are committed; default 10 ms. */
+  lazyAppendMs?: number;
 }
 
 const TIMEOUT = Symbol('timeout');
@@ -114,7 +117,10 @@ export class ExecutionEngine {
 
   constructor(private readonly deps: ExecutionEngineDeps) {
     this.slots = deps.slots ?? new ExecutionSlots();
-    this.writer = new ExecutionEventWriter(deps.commit ?? (async (batch) => void (await deps.store.appendMany(batch))));
+    this.writer = new ExecutionEventWriter(
+      deps.commit ?? (async (batch) => void (await deps.store.appendMany(batch))),
+      { lazyMs: deps.lazyAppendMs },
+    );
     this.now = deps.now ?? (() => new Date());
     this.deliveries = new ErrorWebhookDeliveries({
       store: deps.store,
@@ -290,21 +296,7 @@ export class ExecutionEngine {
    * out reads `running` and `queued` at once and a cancel holds; false when it was accepted (or ran) before.
    */
   async accept(request: ExecutionRequest, triggerNodeId: string): Promise<boolean> {
-    const events = decide(
-      {
-        type: 'AcceptExecution',
-        data: {
-          executionId: request.executionId,
-          processId: request.processId,
-          organizationId: request.organizationId,
-          triggerNodeId,
-          triggeredByUserId: request.triggeredByUserId ?? null,
-          source: request.source,
-        },
-        metadata: { now: this.now() },
-      },
-      initialExecutionState(),
-    );
+    const events = decide(this.acceptCommand(request, triggerNodeId), initialExecutionState());
     const metadata = executionMetadataOf(request);
     try {
       await this.writer.append(
@@ -317,6 +309,56 @@ export class ExecutionEngine {
       if (error instanceof WrongExpectedVersionError) return false;
       throw error;
     }
+  }
+
+  /**
+   * Accepts and starts a request here at once, without the work queue: ExecutionAccepted,
+   * ExecutionStarted and the lease in one commit, then the run. A synchronous caller waits for
+   * this engine anyway, so the queue's hop (a commit, a delivery, a read of the stream and a
+   * second process load) only added time. False, with nothing written, when this engine has no
+   * free slot, takes no work or its commit does not take leases (the caller then queues the request), or when
+   * the id was accepted before (the caller then finds that execution).
+   */
+  async startNow(request: ExecutionRequest, process: ProcessRecord, triggerNodeId: string): Promise<boolean> {
+    // Only an engine that takes work (startMaintenance) runs requests; a read-only replica queues them.
+    if (!this.maintenance || this.stopping || !this.deps.leasesFollowEvents || this.active.has(request.executionId))
+      return false;
+    const slot = this.slots.tryTake();
+    if (!slot) return false;
+    try {
+      const graph = this.graphOf(process);
+      const run = this.newRun(request.executionId, initialExecutionState(), 0, executionMetadataOf(request));
+      run.execute(this.acceptCommand(request, triggerNodeId));
+      run.execute(startExecutionCommand(request, process, triggerNodeId, this.now()));
+      try {
+        await run.flushed();
+      } catch (error) {
+        if (error instanceof WrongExpectedVersionError) return false;
+        throw error;
+      }
+      this.launch(run, graph);
+      return true;
+    } finally {
+      slot();
+    }
+  }
+
+  private acceptCommand(
+    request: ExecutionRequest,
+    triggerNodeId: string,
+  ): Extract<ExecutionCommand, { type: 'AcceptExecution' }> {
+    return {
+      type: 'AcceptExecution',
+      data: {
+        executionId: request.executionId,
+        processId: request.processId,
+        organizationId: request.organizationId,
+        triggerNodeId,
+        triggeredByUserId: request.triggeredByUserId ?? null,
+        source: request.source,
+      },
+      metadata: { now: this.now() },
+    };
   }
 
   /** Records an accepted execution that could not be queued as failed (it would read `queued` for ever). */
@@ -516,7 +558,7 @@ export class ExecutionEngine {
   }
 
   private newRun(executionId: string, state: ExecutionState, version: number, metadata: EventMetadata): ExecutionRun {
-    return new ExecutionRun(
+    const run: ExecutionRun = new ExecutionRun(
       executionId,
       state,
       version,
@@ -526,10 +568,13 @@ export class ExecutionEngine {
       (error) => {
         if (!(error instanceof WrongExpectedVersionError))
           this.deps.logger.error({ err: error, executionId }, 'execution write failed');
-        this.active.get(executionId)?.controller.abort(CONFLICT);
+        // Only this run stops: a start that lost the race for its id must not stop the run that won it.
+        const active = this.active.get(executionId);
+        if (active?.run === run) active.controller.abort(CONFLICT);
       },
       this.deps.eventStorage,
     );
+    return run;
   }
 
   /** Compiled once per process revision and shared by its executions; 400 when the graph cannot run. */

@@ -40,31 +40,67 @@ export type CommitBatch = (batch: readonly StreamAppend[]) => Promise<void>;
 export interface ExecutionEventWriterOptions {
   /** Upper bound of events in one transaction. */
   maxBatchEvents?: number;
+  /** How long an append no one waits for yet may wait for company before it is written; default 10 ms. */
+  lazyMs?: number;
 }
+
+/** The default of `lazyMs`. */
+export const DEFAULT_LAZY_APPEND_MS = 10;
 
 export class ExecutionEventWriter {
   private queue: PendingAppend[] = [];
   private flushing: Promise<void> | null = null;
+  private lazyTimer: NodeJS.Timeout | null = null;
   private readonly maxBatchEvents: number;
+  private readonly lazyMs: number;
 
   constructor(
     private readonly commit: CommitBatch,
     options: ExecutionEventWriterOptions = {},
   ) {
     this.maxBatchEvents = options.maxBatchEvents ?? 5000;
+    this.lazyMs = options.lazyMs ?? DEFAULT_LAZY_APPEND_MS;
   }
 
-  /** Queues an append; resolves when it is committed. `expectedVersion` is the stream's version before it. */
-  append(streamId: string, events: NewEvent[], expectedVersion: number | 'no_stream'): Promise<void> {
+  /**
+   * Queues an append; resolves when it is committed. `expectedVersion` is the stream's version
+   * before it. A `lazy` append (a node's events, which no caller waits for) starts no commit of its
+   * own for up to `lazyMs`: the run's next events, or its end, usually join it in one commit
+   * instead of one commit each; `expedite` writes it at once.
+   */
+  append(
+    streamId: string,
+    events: NewEvent[],
+    expectedVersion: number | 'no_stream',
+    options: { lazy?: boolean } = {},
+  ): Promise<void> {
     return new Promise((resolve, reject) => {
       this.queue.push({ streamId, events, expectedVersion, resolve, reject });
-      this.flushing ??= this.drain();
+      if (options.lazy) this.writeSoon();
+      else this.expedite();
     });
+  }
+
+  /** Starts writing what is queued without waiting for lazy appends' company (a caller waits for it). */
+  expedite(): void {
+    if (this.lazyTimer) clearTimeout(this.lazyTimer);
+    this.lazyTimer = null;
+    if (this.queue.length > 0) this.flushing ??= this.drain();
   }
 
   /** Resolves when everything queued so far is written (or failed). */
   async idle(): Promise<void> {
+    this.expedite();
     while (this.flushing) await this.flushing;
+  }
+
+  /** A running drain takes lazy appends with its next batch; otherwise one starts within `lazyMs`. */
+  private writeSoon(): void {
+    if (this.flushing || this.lazyTimer) return;
+    this.lazyTimer = setTimeout(() => {
+      this.lazyTimer = null;
+      this.flushing ??= this.drain();
+    }, this.lazyMs);
   }
 
   private async drain(): Promise<void> {

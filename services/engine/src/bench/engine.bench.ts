@@ -1,10 +1,13 @@
 /**
- * Engine benchmark, embedded (PGlite + in-memory bus) and distributed (PostgreSQL + NATS on
- * loopback): (a) executions/s and p50/p99 of a 5-node process through POST /processes/test at
- * concurrency 1, 10, 50; (b) engine overhead per node on a 200-node chain and fan-out; (c) history
- * page latency with 1,000,000 stored executions; (d) RSS with 10,000 executions parked in wait
- * nodes. Prints tables; asserts nothing.
- * Run: pnpm bench engine [--mode=embedded|distributed] [--quick]
+ * The engine's in-process benchmark (the engine alone: no HTTP layer, no process catalog; what a
+ * user sees is `pnpm bench engine`, services/all-in-one/src/bench/engine-http.bench.ts), embedded
+ * (PGlite + in-memory bus) and distributed (PostgreSQL + NATS on loopback): (a) executions/s and
+ * p50/p99 of a 5-node process through POST /processes/test at concurrency 1, 10, 50; (b) engine
+ * overhead per node on a 200-node chain and fan-out; (c) history page latency with 1,000,000
+ * stored executions; (d) RSS with 10,000 executions parked in wait nodes; (e) execution-stats
+ * latency with 1,000,000 executions of the process. Prints tables; asserts nothing.
+ * Run: pnpm bench engine --internals [--mode=embedded|distributed] [--quick] (after the HTTP
+ * tables), or node services/engine/dist/bench/engine.bench.js [--mode=...] [--quick]
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -12,6 +15,7 @@ import { engineHttp, type ExecutionRecord } from '@weft/contracts';
 import { sql } from 'kysely';
 import { chainProcess, fanOutProcess, fiveNodeProcess, parkedProcess } from './bench-processes.js';
 import { openBenchStack, type BenchMode, type BenchStack } from './bench-stack.js';
+import { executionStatsLatency } from './execution-stats.bench-section.js';
 import { ms, percentile, printTable } from './latency-stats.js';
 import { runLoad } from './load-loop.js';
 
@@ -33,6 +37,7 @@ const throughputRows: string[][] = [];
 const overheadRows: string[][] = [];
 const historyRows: string[][] = [];
 const memoryRows: string[][] = [];
+const statsRows: string[][] = [];
 
 const sorted = (values: number[]): number[] => [...values].sort((a, b) => a - b);
 
@@ -202,6 +207,8 @@ async function main(): Promise<void> {
       await historyPages(stack);
       console.log(`[${mode}] (d) parked executions`);
       await parkedMemory(stack);
+      console.log(`[${mode}] (e) execution stats`);
+      statsRows.push(...(await executionStatsLatency(stack, HISTORY_ROWS)));
     } finally {
       await stack.close();
     }
@@ -225,6 +232,11 @@ async function main(): Promise<void> {
     '(d) memory with executions parked in wait nodes (RSS of the whole process)',
     ['mode', 'parked', 'RSS before', 'RSS after', 'per execution', 'time to park'],
     memoryRows,
+  );
+  printTable(
+    '(e) execution-stats latency (GET /processes/execution-stats/:processId, 200 calls)',
+    ['mode', 'executions of the process', 'call', 'p50', 'p95', 'p99', 'load average', 'seeding'],
+    statsRows,
   );
   process.exit(0);
 }

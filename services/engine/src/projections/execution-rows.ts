@@ -1,4 +1,4 @@
-import type { IterationPath, NodeInputSource, StoredValueRef } from '@weft/contracts';
+import type { IterationPath, NodeInputSource, StoredValueRef, TokenUsage } from '@weft/contracts';
 import type { ExecutionAcceptedData, ExecutionEvent } from '../domain/execution/events.js';
 
 /**
@@ -47,6 +47,7 @@ export interface NodeStateRow {
   /** Where the input comes from (NodeStarted v2); `input_data` holds it only for version 1 events. */
   input_from: NodeInputOrigin | undefined | null;
   output_ref: StoredValueRef | null;
+  token_usage: TokenUsage | null;
 }
 
 /** The references of the node's last run, resolved into its input when read. */
@@ -66,6 +67,8 @@ export interface ExecutionRowSet {
   changedNodes: Set<string>;
   /** Count changes per `${processId}\u0000${status}`. */
   countDeltas: Map<string, number>;
+  /** Executions that left `running` (each does once): what they add to the statistics tables. */
+  finishedExecutions: Set<string>;
 }
 
 export const emptyRowSet = (): ExecutionRowSet => ({
@@ -74,6 +77,7 @@ export const emptyRowSet = (): ExecutionRowSet => ({
   changedExecutions: new Set(),
   changedNodes: new Set(),
   countDeltas: new Map(),
+  finishedExecutions: new Set(),
 });
 
 const TERMINAL_STATUS = {
@@ -108,6 +112,7 @@ function finish(rows: ExecutionRowSet, executionId: string, status: string, chan
   row.queued = false;
   change(row);
   rows.changedExecutions.add(executionId);
+  rows.finishedExecutions.add(executionId);
   moveCount(rows, row.process_id, 'running', status);
   // Nodes still running when the execution ended were stopped with it.
   for (const node of rows.nodes.get(executionId)?.values() ?? []) {
@@ -192,6 +197,7 @@ export function applyToRows(rows: ExecutionRowSet, event: ExecutionEvent): void 
           iterations: null,
           input_from: null,
           output_ref: null,
+          token_usage: null,
         });
         rows.changedNodes.add(`${d.executionId}\u0000${node.id}`);
       });
@@ -217,6 +223,7 @@ export function applyToRows(rows: ExecutionRowSet, event: ExecutionEvent): void 
                 ...(d.loopItemRef ? { loopItemRef: d.loopItemRef } : {}),
               };
         row.error = null;
+        row.token_usage = null;
         if ((d.iteration?.length ?? 0) > 0) row.iterations = (row.iterations ?? 0) + 1;
       });
       return;
@@ -229,6 +236,7 @@ export function applyToRows(rows: ExecutionRowSet, event: ExecutionEvent): void 
         row.duration_ms = d.durationMs;
         row.output_data = d.outputData;
         row.output_ref = d.outputDataRef ?? null;
+        row.token_usage = d.tokenUsage ?? null;
       });
       return;
     }

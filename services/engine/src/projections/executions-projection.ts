@@ -1,9 +1,10 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Projection, StoredEvent, Trx } from '@weft/event-store';
-import type { StoredValueRef } from '@weft/contracts';
+import type { StoredValueRef, TokenUsage } from '@weft/contracts';
 import { EXECUTION_EVENT_TYPES, type ExecutionEvent } from '../domain/execution/events.js';
 import { errorWebhookDeliveryWrites, resetErrorWebhookDeliveries } from './error-webhook-deliveries.js';
 import { ExecutionRowCache } from './execution-row-cache.js';
+import { executionStatsWrites, resetExecutionStats } from './execution-stats-writes.js';
 import {
   applyToRows,
   emptyRowSet,
@@ -14,7 +15,8 @@ import {
 
 /**
  * Projection of execution events into the history tables: one row per execution, one per node
- * (every node of the snapshot starts `pending`), counts per process and status. The engine
+ * (every node of the snapshot starts `pending`), counts per process and status, statistics of the
+ * finished ones (execution-stats-writes.ts). The engine
  * applies a whole group commit at once (`applyExecutionEvents`, same transaction as the events):
  * it loads the rows the batch touches, folds the events over them and writes each changed row
  * once, all tables in one statement. `apply` (rebuild, other stores) is the same fold over one
@@ -73,6 +75,7 @@ const nodeFromDb = (row: Record<string, unknown>): NodeStateRow => ({
   iterations: num(row.iterations),
   input_from: undefined,
   output_ref: (row.output_ref as StoredValueRef | null) ?? null,
+  token_usage: (row.token_usage as TokenUsage | null) ?? null,
 });
 
 const EXECUTION_COLUMNS = [
@@ -109,6 +112,7 @@ const NODE_COLUMNS = [
   'iterations',
   'input_from',
   'output_ref',
+  'token_usage',
 ] as const;
 
 /** First and last stream version of each execution's events in this batch. */
@@ -172,7 +176,7 @@ const EXECUTION_TYPES_SQL = `id uuid, process_id uuid, organization_id uuid, sta
   input_ref jsonb, output_ref jsonb, queued boolean`;
 const NODE_TYPES_SQL = `execution_id uuid, node_id text, position integer, node_name text, node_type text, status text,
   started_at timestamptz, completed_at timestamptz, duration_ms bigint, input_data json, output_data json,
-  error text, iterations integer, input_from json, output_ref jsonb`;
+  error text, iterations integer, input_from json, output_ref jsonb, token_usage jsonb`;
 
 /**
  * The recordset reads JSON columns as json (one pass over the text); the tables hold jsonb. A
@@ -243,6 +247,9 @@ function rowWrites(rows: ExecutionRowSet): RawBuilder<unknown>[] {
       return { process_id: processId, status, count: delta };
     });
   if (counts.length > 0) writes.push(upsertCounts(counts));
+  writes.push(
+    ...executionStatsWrites([...rows.finishedExecutions].map((id) => rows.executions.get(id) as ExecutionRow)),
+  );
   return writes;
 }
 
@@ -309,6 +316,7 @@ export const executionsProjection: Projection = {
     await sql`DELETE FROM engine_node_states`.execute(trx);
     await sql`DELETE FROM engine_executions`.execute(trx);
     await sql`DELETE FROM engine_execution_counts`.execute(trx);
+    for (const statement of resetExecutionStats) await statement.execute(trx);
     await resetErrorWebhookDeliveries.execute(trx);
   },
 };

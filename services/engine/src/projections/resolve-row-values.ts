@@ -1,5 +1,5 @@
 import type { GraphSnapshot, StoredValueRef } from '@weft/contracts';
-import { mergeNodeInput } from '../domain/graph/node-input.js';
+import { mergeNodeInput, outputKey } from '../domain/graph/node-input.js';
 import type { NodeInputOrigin } from './execution-rows.js';
 
 /** Reads a value that went to blob storage. */
@@ -51,12 +51,14 @@ export async function resolveRowValues(execution: Row, nodes: Row[], readValue?:
       if (visiting.has(source.nodeId)) continue;
       const fedByLoop =
         enclosing?.loopNodeId === source.nodeId && ('loopItem' in origin || origin.loopItemRef !== undefined);
+      const output = fedByLoop
+        ? { item: await read(origin.loopItemRef, origin.loopItem ?? null), index: enclosing.index }
+        : (byId.get(source.nodeId)?.output_data ?? null);
       parents.push({
         label: labels.get(source.nodeId) ?? source.nodeId,
         input: (await inputOf(source.nodeId, visiting)) ?? {},
-        output: fedByLoop
-          ? { item: await read(origin.loopItemRef, origin.loopItem ?? null), index: enclosing.index }
-          : (byId.get(source.nodeId)?.output_data ?? null),
+        // A handle that carries one key of its node's output passed on only that key.
+        output: source.handle === undefined ? output : outputKey(output, source.handle),
       });
     }
     return mergeNodeInput(parents);

@@ -10,6 +10,7 @@ export interface RecordedStep {
   input?: Record<string, unknown>;
   output?: unknown;
   handles?: readonly string[];
+  tokenUsage?: CompletedNode['tokenUsage'];
   error?: string;
 }
 
@@ -26,6 +27,7 @@ export class RecordingListener implements RunListener {
       iteration,
       output: result.output,
       handles: result.handles,
+      tokenUsage: result.tokenUsage,
     });
   }
   nodeFailed(node: GraphNode, error: string, iteration: IterationPath): void {
@@ -39,6 +41,9 @@ export class RecordingListener implements RunListener {
     return this.steps.filter((s) => s.step === step).map((s) => s.label);
   }
   output(label: string): unknown {
-    return this.steps.find((s) => s.step === 'completed' && s.label === label && s.iteration.length === 0)?.output;
+    return this.completed(label)?.output;
+  }
+  completed(label: string): RecordedStep | undefined {
+    return this.steps.find((s) => s.step === 'completed' && s.label === label && s.iteration.length === 0);
   }
 }

@@ -2,10 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { BOOTSTRAP_KEY, client, type CallResult } from '../../../all-in-one/test/weft-harness.js';
 import { startWeftIn, type WeftMode, type WeftUnderTest } from '../../../all-in-one/test/weft-modes.js';
+import { startDeployment, type Deployment } from '../../../all-in-one/test/support/deployment.js';
+import { useSharedDeployment } from '../../../all-in-one/test/support/shared-deployment.js';
 
-/** The whole Weft in one mode, an organization with a user key, and process builders. */
+/** A running Weft reached over HTTP only, an organization with a user key, and process builders. */
 export interface TestingStack {
-  under: WeftUnderTest;
+  baseUrl: string;
+  /** The bootstrap (system) API key of this Weft. */
+  systemKey: string;
   orgId: string;
   userKey: string;
   userId: string;
@@ -14,21 +18,59 @@ export interface TestingStack {
   restrictedKey(processIds: string[]): Promise<string>;
   /** The id the catalog gave the node with this label. */
   nodeId(processId: string, label: string): Promise<string>;
+  stop(): Promise<void>;
 }
 
-export async function startTestingStack(mode: WeftMode, env: Record<string, string> = {}): Promise<TestingStack> {
+/** For suites that reach inside Weft (stop and restart it in process, open its store). */
+export interface InProcessTestingStack extends TestingStack {
+  under: WeftUnderTest;
+}
+
+/**
+ * Weft as deployed (support/deployment.ts: WEFT_E2E_DEPLOYMENT picks embedded or distributed): the
+ * run's shared deployment, or one of this suite's own when it needs WEFT_* variables.
+ */
+export async function startTestingDeployment(
+  env: Record<string, string> = {},
+): Promise<TestingStack & { deployment: Deployment }> {
+  const deployment = Object.keys(env).length === 0 ? await useSharedDeployment() : await startDeployment({ env });
+  try {
+    return { ...(await testingStackOn(deployment.baseUrl, deployment.key, () => deployment.stop())), deployment };
+  } catch (error) {
+    await deployment.stop();
+    throw error;
+  }
+}
+
+/** Weft in this test process, in either mode (weft-modes.ts). */
+export async function startTestingStack(
+  mode: WeftMode,
+  env: Record<string, string> = {},
+): Promise<InProcessTestingStack> {
   const under = await startWeftIn(mode, env);
-  const as = (key: string) => client(under.weft.url, key);
-  const system = as(BOOTSTRAP_KEY);
+  try {
+    return { ...(await testingStackOn(under.weft.url, BOOTSTRAP_KEY, () => under.dispose())), under };
+  } catch (error) {
+    await under.dispose();
+    throw error;
+  }
+}
+
+async function testingStackOn(baseUrl: string, systemKey: string, stop: () => Promise<void>): Promise<TestingStack> {
+  const as = (key: string) => client(baseUrl, key);
+  const system = as(systemKey);
   const org = await system('POST', '/api/v1/organizations', { name: `Acme ${randomUUID()}` });
   const userId = randomUUID();
   const key = await system('POST', `/api/v1/api-keys/by-org/${org.body.id}`, { name: 'k', userName: 'Ann', userId });
+  if (key.status !== 201) throw new Error(`no user key: ${JSON.stringify(key.body)}`);
   const stack: TestingStack = {
-    under,
+    baseUrl,
+    systemKey,
     orgId: org.body.id,
     userKey: key.body.key,
     userId,
     as,
+    stop,
     async createProcess(name, nodes, edges, extra = {}) {
       const created = await as(stack.userKey)('POST', `/api/v1/processes/by-org/${stack.orgId}`, {
         name,

@@ -1,18 +1,31 @@
 import { extractTraceContext, withSpan, type Logger } from '@weft/observability';
 import type { EventStreamSpec, PublishedEvent, SendOptions, Subscription } from '../../bus.js';
 import { DEFAULT_RETRY_DELAY_MS, retryDelayMs } from '../../bus-defaults.js';
-import { jsonCopy } from '../../json-payload.js';
 import { outgoingHeaders } from '../../message-headers.js';
 import { subjectMatches } from '../../subject-pattern.js';
 import type { InMemoryTimers } from './in-memory-timers.js';
 
+/**
+ * A stored event keeps its payload as JSON text: encoded once when published (what JetStream
+ * stores), decoded for each delivery, so no subscriber sees another's changes and an event no one
+ * reads is never decoded.
+ */
+interface StoredEvent extends Omit<PublishedEvent, 'payload'> {
+  json: string | undefined;
+}
+
 interface EventStream {
   name: string;
   wildcard: string;
-  /** The newest `maxMessages` events; `events[0]` is the one at index `base`. */
-  events: PublishedEvent[];
+  /**
+   * The newest `maxMessages` events are `events[head..]`; `events[head]` is the one at index
+   * `base`. Discarded slots are emptied at once but leave the array only a window's worth at a
+   * time: one splice per published event would move the whole array every time.
+   */
+  events: (StoredEvent | undefined)[];
+  head: number;
   base: number;
-  /** Dedupe window: the msgIds of the retained events, oldest first. */
+  /** Dedupe window: the msgIds of the retained events, oldest first (`msgIdOrder[head..]`). */
   msgIds: Set<string>;
   msgIdOrder: string[];
 }
@@ -20,7 +33,7 @@ interface EventStream {
 /** Like a JetStream stream with max_msgs and discard=old: an embedded process must not grow without bound. */
 export const IN_MEMORY_STREAM_MAX_MESSAGES = 10_000;
 
-const endOf = (stream: EventStream): number => stream.base + stream.events.length;
+const endOf = (stream: EventStream): number => stream.base + stream.events.length - stream.head;
 
 interface Durable {
   stream: EventStream;
@@ -51,6 +64,7 @@ export class InMemoryEventStreams {
         name: spec.stream,
         wildcard: spec.wildcard,
         events: [],
+        head: 0,
         base: 0,
         msgIds: new Set(),
         msgIdOrder: [],
@@ -69,7 +83,7 @@ export class InMemoryEventStreams {
         stream.msgIds.add(options.msgId);
         stream.msgIdOrder.push(options.msgId);
         const sequence = endOf(stream) + 1;
-        stream.events.push({ subject, payload: jsonCopy(payload), headers: outgoingHeaders(options), sequence });
+        stream.events.push({ subject, json: JSON.stringify(payload), headers: outgoingHeaders(options), sequence });
         this.discardOld(stream);
       },
       { kind: 'producer' },
@@ -108,11 +122,18 @@ export class InMemoryEventStreams {
   }
 
   private discardOld(stream: EventStream): void {
-    const excess = stream.events.length - this.maxMessages;
+    const excess = stream.events.length - stream.head - this.maxMessages;
     if (excess <= 0) return;
-    stream.events.splice(0, excess);
+    for (let index = stream.head; index < stream.head + excess; index++) {
+      stream.events[index] = undefined;
+      stream.msgIds.delete(stream.msgIdOrder[index]!);
+    }
+    stream.head += excess;
     stream.base += excess;
-    for (const msgId of stream.msgIdOrder.splice(0, excess)) stream.msgIds.delete(msgId);
+    if (stream.head < this.maxMessages) return;
+    stream.events.splice(0, stream.head);
+    stream.msgIdOrder.splice(0, stream.head);
+    stream.head = 0;
   }
 
   private streamFor(subject: string): EventStream {
@@ -136,7 +157,7 @@ export class InMemoryEventStreams {
     while (durable.cursor < endOf(durable.stream) && durable.subscribers.length > 0) {
       // Events discarded by the retention limit are gone, as on JetStream.
       durable.cursor = Math.max(durable.cursor, durable.stream.base);
-      const event = durable.stream.events[durable.cursor - durable.stream.base];
+      const event = durable.stream.events[durable.stream.head + durable.cursor - durable.stream.base];
       if (!event || !subjectMatches(durable.filter, event.subject)) {
         durable.cursor += 1;
         continue;
@@ -148,7 +169,13 @@ export class InMemoryEventStreams {
         await withSpan(
           `receive ${event.subject}`,
           { 'messaging.system': 'in-memory', 'messaging.destination.name': event.subject },
-          () => subscriber!({ ...event, payload: jsonCopy(event.payload), headers: { ...event.headers } }),
+          () =>
+            subscriber!({
+              subject: event.subject,
+              payload: event.json === undefined ? undefined : JSON.parse(event.json),
+              headers: { ...event.headers },
+              sequence: event.sequence,
+            }),
           { kind: 'consumer', parent: extractTraceContext(event.headers) },
         );
         durable.cursor += 1;

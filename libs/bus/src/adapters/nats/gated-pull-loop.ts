@@ -15,15 +15,21 @@ interface GatedPullLoopOptions {
 
 /** How long one pull waits for a message on an empty queue before asking again. */
 const PULL_EXPIRES_MS = 5_000;
-/** How often a message waiting for a gate slot tells the server it is still being worked on. */
-const WAITING_KEEPALIVE_MS = 10_000;
+/**
+ * How long a message that arrived when every gate slot was taken waits for one here before it goes
+ * back to the stream for another replica. A pull asks for messages while slots are free, but a
+ * slot may be taken by other work (a synchronous run started directly) before the message comes:
+ * holding it until this replica frees up would leave it waiting while another replica is idle.
+ */
+const SLOT_WAIT_BEFORE_RETURN_MS = 250;
 
 /**
  * Pulls only as many messages as there are free handler and gate slots: while the gate is closed
- * nothing is pulled, so requests wait in the stream (where another replica may
- * take them) instead of in this process. The gate slot is taken when the message arrives, not
- * during the pull, so an idle pull never keeps a slot from others (resumed executions); if one
- * took it meanwhile, the message waits here for the next free slot.
+ * nothing is pulled, so requests wait in the stream (where another replica may take them) instead
+ * of in this process. The gate slot is taken when the message arrives, not during the pull, so an
+ * idle pull never keeps a slot from others (resumed executions, runs started directly); if one
+ * took it meanwhile, the message waits briefly and then goes back (nak) to whichever replica pulls
+ * next. A returned message counts one more delivery on the server.
  */
 export async function gatedPullLoop(js: JetStreamClient, options: GatedPullLoopOptions): Promise<Subscription> {
   const consumer = await js.consumers.get(options.stream, options.durable);
@@ -36,24 +42,22 @@ export async function gatedPullLoop(js: JetStreamClient, options: GatedPullLoopO
   const freeHandler = (): Promise<void> =>
     inFlight.size < options.concurrency ? Promise.resolve() : new Promise((resolve) => handlerSlots.push(resolve));
 
-  /** A gate slot for a message in hand, keeping the message's lease while it waits. */
-  const gateSlotFor = async (msg: JsMsg): Promise<(() => void) | undefined> => {
-    const keepAlive = setInterval(() => {
-      try {
-        msg.working();
-      } catch {
-        // The connection is gone: the server redelivers after ack_wait.
-      }
-    }, WAITING_KEEPALIVE_MS);
-    try {
-      for (;;) {
-        if (stopping) return undefined;
-        const release = options.gate.tryTake();
-        if (release) return release;
-        await Promise.race([options.gate.whenFree(), stopped]);
-      }
-    } finally {
-      clearInterval(keepAlive);
+  /** A gate slot for a message in hand; undefined (the message goes back) when none frees soon. */
+  const gateSlotFor = async (): Promise<(() => void) | undefined> => {
+    const giveUpAt = Date.now() + SLOT_WAIT_BEFORE_RETURN_MS;
+    for (;;) {
+      if (stopping) return undefined;
+      const release = options.gate.tryTake();
+      if (release) return release;
+      const left = giveUpAt - Date.now();
+      if (left <= 0) return undefined;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        options.gate.whenFree(),
+        stopped,
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, left))),
+      ]);
+      clearTimeout(timer);
     }
   };
 
@@ -67,7 +71,7 @@ export async function gatedPullLoop(js: JetStreamClient, options: GatedPullLoopO
       // Stopped while the pull was being set up: end it now rather than when it expires.
       if (stopping) await pull.close().catch(() => undefined);
       for await (const msg of pull) {
-        const release = await gateSlotFor(msg);
+        const release = await gateSlotFor();
         if (!release) {
           msg.nak();
           continue;

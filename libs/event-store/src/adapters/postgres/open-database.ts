@@ -14,10 +14,11 @@ export interface Database {
   /** The schema (search_path) every unqualified table name resolves to. */
   readonly schema: string;
   /**
-   * Calls `onNotify` on every NOTIFY of `channel` from any process (real PostgreSQL only; PGlite
-   * has one process, where in-process wake-ups suffice). Resolves to an unlisten function.
+   * Calls `onNotify` with the payload of every NOTIFY of `channel` from any process (real
+   * PostgreSQL only; PGlite has one process, where in-process wake-ups suffice). Resolves to an
+   * unlisten function.
    */
-  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   /** One pool connection held for a caller's session state (a leader lock); PostgreSQL only. */
   pinSession?(): Promise<PinnedSession>;
   /** How long a statement on a pinned session may take before the session is given up. */
@@ -122,7 +123,7 @@ async function openPostgres(
       const client = await pool.connect();
       listeners.push(client);
       client.on('notification', (message) => {
-        if (message.channel === channel) onNotify();
+        if (message.channel === channel) onNotify(message.payload ?? '');
       });
       await client.query(`LISTEN "${channel}"`);
       return async () => {

@@ -1,6 +1,7 @@
 import { access, constants } from 'node:fs/promises';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { NodeFailure } from '../../domain/nodes/node-executor.js';
+import { AbortableSemaphore } from './abortable-semaphore.js';
 
 /**
  * The engine's one Chromium (Debian's package, never a downloaded browser), launched on first use
@@ -14,6 +15,8 @@ const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
   '--no-first-run',
+  // Every connection goes through the run's guarded proxy; WebRTC must not send UDP around it.
+  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
 ];
 
 export interface BrowserHostOptions {
@@ -25,24 +28,37 @@ export interface BrowserHostOptions {
 
 export class BrowserHost {
   private browser: Promise<Browser> | undefined;
-  private active = 0;
-  private readonly waiting: (() => void)[] = [];
+  private readonly contexts: AbortableSemaphore;
 
-  constructor(private readonly options: BrowserHostOptions) {}
+  constructor(private readonly options: BrowserHostOptions) {
+    this.contexts = new AbortableSemaphore(options.maxContexts);
+  }
 
-  /** Runs `work` in a fresh context, closed afterwards whatever happens. */
-  async withContext<T>(signal: AbortSignal, work: (context: BrowserContext) => Promise<T>): Promise<T> {
-    await this.acquire(signal);
+  /**
+   * Runs `work` in a fresh context, closed afterwards whatever happens. `proxyUrl`: the proxy every
+   * connection of the context goes through, loopback included (Chromium skips proxies for loopback
+   * unless told `<-loopback>`).
+   */
+  async withContext<T>(
+    signal: AbortSignal,
+    proxyUrl: string,
+    work: (context: BrowserContext) => Promise<T>,
+  ): Promise<T> {
+    await this.contexts.acquire(signal);
     try {
       const browser = await this.launched();
-      const context = await browser.newContext({ acceptDownloads: false, serviceWorkers: 'block' });
+      const context = await browser.newContext({
+        acceptDownloads: false,
+        serviceWorkers: 'block',
+        proxy: { server: proxyUrl, bypass: '<-loopback>' },
+      });
       try {
         return await work(context);
       } finally {
         await context.close().catch(() => undefined);
       }
     } finally {
-      this.release();
+      this.contexts.release();
     }
   }
 
@@ -85,30 +101,5 @@ export class BrowserHost {
     } catch (error) {
       throw new NodeFailure(`Chromium at ${path} did not start: ${(error as Error).message.split('\n')[0]}`);
     }
-  }
-
-  private async acquire(signal: AbortSignal): Promise<void> {
-    if (this.active < this.options.maxContexts) {
-      this.active++;
-      return;
-    }
-    await new Promise<void>((resolve, reject) => {
-      const grant = (): void => {
-        signal.removeEventListener('abort', onAbort);
-        this.active++;
-        resolve();
-      };
-      const onAbort = (): void => {
-        this.waiting.splice(this.waiting.indexOf(grant), 1);
-        reject(signal.reason as Error);
-      };
-      this.waiting.push(grant);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-  }
-
-  private release(): void {
-    this.active--;
-    this.waiting.shift()?.();
   }
 }

@@ -1,5 +1,5 @@
 import type { DecryptedConnection, FileReference, HttpIntegrationConfig, IntegrationNodeConfig } from '@weft/contracts';
-import { NodeFailure, type NodeExecutor } from '../../domain/nodes/node-executor.js';
+import { NodeFailure, type NodeExecutor, type NodeRunContext } from '../../domain/nodes/node-executor.js';
 import type { Response } from 'undici';
 import { readCappedBody, ResponseTooLargeError } from '../http/capped-body.js';
 import { guardedFetch, OutboundBlockedError, OutboundGuard } from '../http/outbound-guard.js';
@@ -15,8 +15,22 @@ import { signedWebhookRequest } from './webhook-integration.js';
  * a POST of a JSON body signed with HMAC-SHA256.
  */
 export interface BlobSink {
-  put(name: string, bytes: Uint8Array, contentType: string): Promise<FileReference>;
+  /** Stores a file a node produced; its key starts with the running organization's id. */
+  put(owner: NodeFileOwner, name: string, bytes: Uint8Array, contentType: string): Promise<FileReference>;
 }
+
+/** The run a node output file belongs to: only its organization may read or download it. */
+export interface NodeFileOwner {
+  organizationId: string;
+  executionId: string;
+  nodeId: string;
+}
+
+export const nodeFileOwner = (context: NodeRunContext): NodeFileOwner => ({
+  organizationId: context.organizationId,
+  executionId: context.executionId,
+  nodeId: context.node.id,
+});
 
 export interface IntegrationNodeOptions {
   blobs?: BlobSink;
@@ -175,7 +189,7 @@ export const integrationNodeExecutor = (options: IntegrationNodeOptions = {}): N
       const responseHeaders = Object.fromEntries(response.headers.entries());
       let parsed: unknown;
       try {
-        parsed = await readBody(response, url, maxBytes, options.blobs);
+        parsed = await readBody(response, url, maxBytes, options.blobs, nodeFileOwner(context));
       } catch (error) {
         if (error instanceof ResponseTooLargeError) {
           throw new NodeFailure(`${method} ${url.origin}${url.pathname} failed: ${error.message}`);
@@ -192,7 +206,13 @@ export const integrationNodeExecutor = (options: IntegrationNodeOptions = {}): N
   },
 });
 
-async function readBody(response: Response, url: URL, maxBytes: number, blobs: BlobSink | undefined): Promise<unknown> {
+async function readBody(
+  response: Response,
+  url: URL,
+  maxBytes: number,
+  blobs: BlobSink | undefined,
+  owner: NodeFileOwner,
+): Promise<unknown> {
   const type = response.headers.get('content-type') ?? '';
   const bytes = await readCappedBody(response, maxBytes);
   if (type.includes('json')) {
@@ -207,7 +227,7 @@ async function readBody(response: Response, url: URL, maxBytes: number, blobs: B
     return utf8.decode(bytes);
   }
   const name = decodeURIComponent(url.pathname.split('/').pop() || 'response');
-  if (blobs) return { files: [await blobs.put(name, bytes, type)] };
+  if (blobs) return { files: [await blobs.put(owner, name, bytes, type)] };
   return {
     files: [
       {

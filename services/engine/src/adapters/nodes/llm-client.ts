@@ -1,4 +1,4 @@
-import type { DecryptedConnection } from '@weft/contracts';
+import type { DecryptedConnection, TokenUsage } from '@weft/contracts';
 import { NodeFailure } from '../../domain/nodes/node-executor.js';
 import { readCappedBody, ResponseTooLargeError } from '../http/capped-body.js';
 import { guardedFetch, OutboundBlockedError, type OutboundGuard } from '../http/outbound-guard.js';
@@ -38,10 +38,21 @@ export const addUsage = (total: LlmUsage, more: LlmUsage): LlmUsage => ({
   total_tokens: total.total_tokens + more.total_tokens,
 });
 
+/** The node-state record of `calls` model calls that spent `usage` in all. */
+export const tokenUsageOf = (model: string, calls: number, usage: LlmUsage): TokenUsage => ({
+  model,
+  calls,
+  ...usage,
+});
+
+/** A count the server reported; anything but a non-negative whole number (a string, NaN, -1, 1e400) counts 0. */
+const tokens = (value: unknown): number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0;
+
 const usageOf = (body: { usage?: Partial<LlmUsage> }): LlmUsage => ({
-  prompt_tokens: Number(body.usage?.prompt_tokens ?? 0),
-  completion_tokens: Number(body.usage?.completion_tokens ?? 0),
-  total_tokens: Number(body.usage?.total_tokens ?? 0),
+  prompt_tokens: tokens(body.usage?.prompt_tokens),
+  completion_tokens: tokens(body.usage?.completion_tokens),
+  total_tokens: tokens(body.usage?.total_tokens),
 });
 
 export class LlmEndpoint {

@@ -1,11 +1,16 @@
 import type { MlModelNodeConfig, OnnxModelConfig, OpenAiModelConfig } from '@weft/contracts';
-import { NodeFailure, type NodeExecutor, type NodeRunContext } from '../../domain/nodes/node-executor.js';
+import {
+  NodeFailure,
+  type NodeExecutor,
+  type NodeResult,
+  type NodeRunContext,
+} from '../../domain/nodes/node-executor.js';
 import { readCappedBody, ResponseTooLargeError } from '../http/capped-body.js';
 import { guardedFetch, OutboundBlockedError, type OutboundGuard } from '../http/outbound-guard.js';
 import { authHeaders } from './integration-node.js';
 import type { JsonSchemaValidators } from './json-schema-validators.js';
-import { LlmEndpoint } from './llm-client.js';
-import type { OnnxModels } from './onnx-models.js';
+import { LlmEndpoint, tokenUsageOf } from './llm-client.js';
+import { OnnxWorkerRestarted, type OnnxModels } from './onnx-models.js';
 import { tensorInput, type TensorInput } from './onnx-tensors.js';
 import { raceAbort } from './race-abort.js';
 
@@ -38,13 +43,16 @@ async function runOpenAi(config: OpenAiModelConfig, context: NodeRunContext, opt
   const model = endpoint.modelOr(config.model);
   const call = { signal: context.signal, timeoutMs: config.timeoutMs ?? options.timeoutMs };
   if (config.operation === 'embeddings') {
-    return { output: await endpoint.embeddings({ model, input: config.input }, call) };
+    const output = await endpoint.embeddings({ model, input: config.input }, call);
+    return { output, tokenUsage: tokenUsageOf(model, 1, output.usage) };
   }
   const { text, usage } = await endpoint.chat(
     { model, messages: config.messages.map(asChatMessage), responseSchema: config.responseSchema },
     call,
   );
-  if (config.responseSchema === undefined) return { output: { text, json: null, usage } };
+  // DESIGN.md keeps `usage` in the output too; the node state records it like every model call's.
+  const tokenUsage = tokenUsageOf(model, 1, usage);
+  if (config.responseSchema === undefined) return { output: { text, json: null, usage }, tokenUsage };
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -55,7 +63,7 @@ async function runOpenAi(config: OpenAiModelConfig, context: NodeRunContext, opt
   if (violations.length > 0) {
     throw new NodeFailure(`the model's answer breaks its responseSchema: ${violations.join('; ')}`);
   }
-  return { output: { text, json, usage } };
+  return { output: { text, json, usage }, tokenUsage };
 }
 
 /** A template that is a whole content keeps its JSON type; the API takes text, so other values go as JSON. */
@@ -93,22 +101,47 @@ async function downloadModel(
   }
 }
 
+/** Tries of a run whose worker other executions' stopped runs keep restarting. */
+const RESTARTED_TRIES = 3;
+
 async function runOnnx(config: OnnxModelConfig, context: NodeRunContext, options: MlModelNodeOptions) {
   const timeoutMs = config.timeoutMs ?? options.timeoutMs;
-  return raceAbort(context.signal, timeoutMs, `the ONNX model timed out after ${timeoutMs} ms`, async () => {
-    const model = await options.onnx.load(context.organizationId, config.model, (url, maxBytes) =>
-      downloadModel(url, maxBytes, config, context, options),
-    );
-    const missing = model.inputNames.filter((name) => !(name in config.inputs));
-    if (missing.length > 0) throw new NodeFailure(`the model needs inputs ${missing.join(', ')}`);
-    const feeds: Record<string, TensorInput> = {};
-    for (const [name, spec] of Object.entries(config.inputs)) {
-      if (!model.inputNames.includes(name)) {
-        throw new NodeFailure(`the model has no input "${name}" (its inputs: ${model.inputNames.join(', ')})`);
+  const timedOut = `the ONNX model timed out after ${timeoutMs} ms`;
+  // Aborted when the node stops waiting (cancel, timeout): an inference still running ends with its worker.
+  const stop = new AbortController();
+  try {
+    return await raceAbort(context.signal, timeoutMs, timedOut, async () => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await runOnnxOnce(config, context, options, stop.signal);
+        } catch (error) {
+          if (!(error instanceof OnnxWorkerRestarted)) throw error;
+          if (attempt >= RESTARTED_TRIES) throw new NodeFailure(error.message);
+        }
       }
-      feeds[name] = tensorInput(name, spec);
+    });
+  } finally {
+    stop.abort(context.signal.aborted ? context.signal.reason : new Error(timedOut));
+  }
+}
+
+async function runOnnxOnce(
+  config: OnnxModelConfig,
+  context: NodeRunContext,
+  options: MlModelNodeOptions,
+  signal: AbortSignal,
+): Promise<NodeResult> {
+  const model = await options.onnx.load(context.organizationId, config.model, (url, maxBytes) =>
+    downloadModel(url, maxBytes, config, context, options),
+  );
+  const missing = model.inputNames.filter((name) => !(name in config.inputs));
+  if (missing.length > 0) throw new NodeFailure(`the model needs inputs ${missing.join(', ')}`);
+  const feeds: Record<string, TensorInput> = {};
+  for (const [name, spec] of Object.entries(config.inputs)) {
+    if (!model.inputNames.includes(name)) {
+      throw new NodeFailure(`the model has no input "${name}" (its inputs: ${model.inputNames.join(', ')})`);
     }
-    const outputs = await options.onnx.run(model, feeds);
-    return { output: { outputs } };
-  });
+    feeds[name] = tensorInput(name, spec);
+  }
+  return { output: { outputs: await options.onnx.run(model, feeds, signal) } };
 }

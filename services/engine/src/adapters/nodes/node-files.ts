@@ -4,8 +4,9 @@ import { NodeFailure } from '../../domain/nodes/node-executor.js';
 
 /**
  * Reads the file a node's config references: a blob of the running organization (`weft-blob://`
- * or `/api/v1/files/` url) or a node output (`node-files/...`), or an inline `data:` url. Files of
- * another organization are refused; reads stop at a byte cap.
+ * or `/api/v1/files/` url: its uploads, mail attachments and node outputs all live under
+ * `<org id>/`), or an inline `data:` url. Files of another organization are refused as "not found";
+ * reads stop at a byte cap.
  */
 export interface NodeFile {
   name: string;
@@ -45,8 +46,8 @@ export function nodeFileSource(storage: BlobStorage | undefined, maxBytes = DEFA
       } catch (error) {
         throw new NodeFailure(`file "${reference.name}": ${(error as Error).message}`);
       }
-      // Tenants reach their own uploads and the (unguessable) files nodes wrote, nothing else.
-      if (!key.startsWith(`${organizationId}/`) && !key.startsWith('node-files/')) {
+      // Every file of a tenant lives under its prefix; a key of another tenant is never read.
+      if (!key.startsWith(`${organizationId}/`)) {
         throw new NodeFailure(`file "${reference.name}" not found`);
       }
       if (!storage) throw new NodeFailure('no blob storage is configured for node files');

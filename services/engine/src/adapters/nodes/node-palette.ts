@@ -31,6 +31,8 @@ export interface NodePalette {
   executors: NodeExecutorRegistry;
   /** ONNX models loaded now (each loaded once per engine and shared). */
   cachedOnnxModels(): number;
+  /** ONNX runs in the worker now, and worker threads ended to stop a cancelled or timed-out run. */
+  onnxWorker(): { runsInFlight: number; stoppedWorkers: number };
   close(): Promise<void>;
 }
 
@@ -57,10 +59,10 @@ export function createNodePalette(
     dataBlocks?: DataBlockSchemas;
     /** Where ONNX models uploaded as files are read from. */
     modelBlobs?: ModelBlobs;
-    /** WEFT_MODEL_TIMEOUT_MS, WEFT_ONNX_MODEL_MAX_BYTES, WEFT_ONNX_MAX_CACHED_MODELS. */
+    /** WEFT_MODEL_TIMEOUT_MS, WEFT_ONNX_*, WEFT_JSONATA_WORKERS, WEFT_JSONATA_MAX_MEMORY_MB. */
     models?: Partial<WeftConfig['models']>;
-    /** Replace how node runtimes load (tests: a missing runtime). */
-    runtimes?: { onnxModule?: string; jsonata?: () => Promise<typeof import('jsonata')> };
+    /** Replace the packages node runtimes load (tests: a missing runtime). */
+    runtimes?: { onnxModule?: string; jsonataModule?: string };
   } = {},
 ): NodePalette {
   const sandbox = new ScriptSandbox({
@@ -90,6 +92,14 @@ export function createNodePalette(
     maxCachedModels: options.models?.onnxMaxCachedModels ?? 4,
     runtimeModule: options.runtimes?.onnxModule,
   });
+  // JSONata mappings run in worker threads started on first use, each with its own heap limit.
+  const mappings = new JsonataMappings(
+    {
+      workers: options.models?.jsonataWorkers ?? 2,
+      maxMemoryMb: options.models?.jsonataMaxMemoryMb ?? 128,
+    },
+    options.runtimes?.jsonataModule,
+  );
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const executors: NodeExecutor<any>[] = [
     inputNodeExecutor,
@@ -123,7 +133,7 @@ export function createNodePalette(
     mlModelNodeExecutor({ guard, responseMaxBytes, timeoutMs: modelTimeoutMs, onnx, validators }),
     schematizationNodeExecutor({
       schemas: options.dataBlocks ?? noDataBlocks,
-      mappings: new JsonataMappings(options.runtimes?.jsonata),
+      mappings,
       validators,
       guard,
       responseMaxBytes,
@@ -133,10 +143,12 @@ export function createNodePalette(
   return {
     executors: new Map(executors.map((executor) => [executor.type, executor])),
     cachedOnnxModels: () => onnx.cachedModels,
+    onnxWorker: () => ({ runsInFlight: onnx.runsInFlight, stoppedWorkers: onnx.stoppedWorkers }),
     async close() {
       sandbox.dispose();
       await connections.close();
       await onnx.close();
+      await mappings.close();
       await ocr.close();
       await browsers.close();
       await guard.close();

@@ -5,12 +5,13 @@ import { join } from 'node:path';
 import type { OcrNodeConfig } from '@weft/contracts';
 import { NodeFailure, type NodeExecutor } from '../../domain/nodes/node-executor.js';
 import type { NodeFileSource } from './node-files.js';
-import { imagePixelSize, largestPageArea } from './ocr-image-size.js';
+import { imagePixelSize, largestPageArea, tiffPageSizes } from './ocr-image-size.js';
+import { tiffPagesAsPng } from './ocr-tiff.js';
 import type { OcrPage, OcrWorkers } from './ocr-workers.js';
 
 /**
- * `ocrNode`: text of an image (PNG, JPEG, TIFF) or a PDF (rendered page by page with poppler's
- * `pdftoppm`) -> `{text, pages: [{text, words: [{text, confidence, bbox}]}]}`.
+ * `ocrNode`: text of an image (PNG, JPEG, TIFF: each of its pages) or a PDF (rendered page by page
+ * with poppler's `pdftoppm`) -> `{text, pages: [{text, words: [{text, confidence, bbox}]}]}`.
  */
 export interface OcrNodeOptions {
   workers: OcrWorkers;
@@ -67,14 +68,28 @@ async function renderPdf(bytes: Buffer, options: OcrNodeOptions, signal: AbortSi
   }
 }
 
-function checkedImage(bytes: Buffer, maxPixels: number): Buffer {
-  const size = imagePixelSize(bytes);
-  if (size && size.width * size.height > maxPixels) {
+/**
+ * Only images whose pixel size is read from their header reach a worker or a decoder: PNG, JPEG
+ * and TIFF (its first WEFT_OCR_MAX_PAGES pages, turned into PNGs here: tesseract.js does not read
+ * TIFF). GIF, BMP and WebP would be decoded by tesseract.js unchecked, so they are refused.
+ */
+function checkedImages(bytes: Buffer, maxPixels: number, maxPages: number): Buffer[] {
+  const tiff = tiffPageSizes(bytes, maxPages);
+  const sizes = tiff ?? [imagePixelSize(bytes)].filter((size) => size !== undefined);
+  if (sizes.length === 0) {
     throw new NodeFailure(
-      `the image is ${size.width}x${size.height} pixels, more than WEFT_OCR_MAX_PIXELS (${maxPixels})`,
+      'the file is not a PNG, JPEG, TIFF or PDF whose size can be read: OCR reads only these (convert GIF, BMP or WebP first)',
     );
   }
-  return bytes;
+  for (const [index, size] of sizes.entries()) {
+    if (size.width * size.height > maxPixels) {
+      const which = tiff ? `page ${index + 1} of the TIFF` : 'the image';
+      throw new NodeFailure(
+        `${which} is ${size.width}x${size.height} pixels, more than WEFT_OCR_MAX_PIXELS (${maxPixels})`,
+      );
+    }
+  }
+  return tiff ? tiffPagesAsPng(bytes, tiff) : [bytes];
 }
 
 export const ocrNodeExecutor = (options: OcrNodeOptions): NodeExecutor<OcrNodeConfig> => ({
@@ -87,7 +102,7 @@ export const ocrNodeExecutor = (options: OcrNodeOptions): NodeExecutor<OcrNodeCo
       const file = await options.files.read(config.file, context.organizationId);
       const images = isPdf(file.bytes)
         ? await renderPdf(file.bytes, options, signal)
-        : [checkedImage(file.bytes, options.maxPixels)];
+        : checkedImages(file.bytes, options.maxPixels, options.maxPages);
       const pages: OcrPage[] = [];
       for (const image of images) pages.push(await options.workers.recognize(image, languages, signal));
       return { output: { text: pages.map((page) => page.text).join('\n'), pages } };

@@ -71,6 +71,10 @@ export class OcrWorkers {
     try {
       const { data } = await Promise.race([job, aborted]);
       return { text: data.text, words: wordsOf(data) };
+    } catch (error) {
+      if (signal.aborted) throw error;
+      // tesseract.js rejects a job with the worker's message (a string), not an Error.
+      throw new NodeFailure(`the image could not be read: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
       if (onAbort) signal.removeEventListener('abort', onAbort);
     }
@@ -104,7 +108,14 @@ export class OcrWorkers {
     const scheduler = tesseract.createScheduler();
     const workers = await Promise.all(
       Array.from({ length: this.size }, () =>
-        tesseract.createWorker(languages, tesseract.OEM.LSTM_ONLY, { langPath, cacheMethod: 'none', gzip: true }),
+        tesseract.createWorker(languages, tesseract.OEM.LSTM_ONLY, {
+          langPath,
+          cacheMethod: 'none',
+          gzip: true,
+          // Without a handler tesseract.js also throws a failed job's error from its message
+          // listener: an uncaught exception that would end the engine. The job's promise rejects.
+          errorHandler: () => undefined,
+        }),
       ),
     );
     for (const worker of workers) scheduler.addWorker(worker);

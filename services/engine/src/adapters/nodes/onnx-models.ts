@@ -13,6 +13,10 @@ import type { TensorInput } from './onnx-tensors.js';
  * most WEFT_ONNX_MAX_CACHED_MODELS stay loaded, the least recently used released first. Model
  * bytes come from the organization's blobs or a base64 `data:` URL. The worker keeps native
  * inference off the event loop and its typed arrays in one realm.
+ *
+ * Native inference cannot be interrupted, so a run whose execution is cancelled or times out
+ * ends the worker thread: the CPU it held is freed at once. Runs of other executions in that
+ * worker fail with `OnnxWorkerRestarted`, and the node loads its model again and retries.
  */
 
 /** Reads a blob of the organization; undefined when absent. */
@@ -45,6 +49,11 @@ const DATA_URL = /^data:[^,;]*(?:;[^,;]*)*;base64,/;
 
 type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void };
 
+/** The worker ended while this request was in it, because another execution's run was stopped. */
+export class OnnxWorkerRestarted extends Error {
+  override name = 'OnnxWorkerRestarted';
+}
+
 export class OnnxModels {
   private worker: Promise<Worker> | undefined;
   private readonly pending = new Map<number, Pending>();
@@ -53,6 +62,9 @@ export class OnnxModels {
   private readonly loaded = new Map<string, Promise<LoadedModel>>();
   /** The key of each model downloaded from a URL, by organization and URL. */
   private readonly downloaded = new Map<string, string>();
+  /** Worker threads ended to stop a run, and runs sent and not answered yet (tests observe both). */
+  stoppedWorkers = 0;
+  runsInFlight = 0;
 
   constructor(private readonly options: OnnxModelsOptions) {}
 
@@ -85,6 +97,7 @@ export class OnnxModels {
         (names) => ({ key, ...names }),
         (error: Error) => {
           this.loaded.delete(key);
+          if (error instanceof OnnxWorkerRestarted) throw error;
           throw new NodeFailure(`the model could not be loaded: ${error.message}`);
         },
       );
@@ -93,12 +106,46 @@ export class OnnxModels {
     return loaded;
   }
 
-  async run(model: LoadedModel, feeds: Record<string, TensorInput>): Promise<TensorOutputs> {
+  /** Runs the model; when `signal` aborts first, the worker is ended and the run rejects with the reason. */
+  async run(model: LoadedModel, feeds: Record<string, TensorInput>, signal?: AbortSignal): Promise<TensorOutputs> {
     const worker = await this.started();
+    signal?.throwIfAborted();
+    const stop = (): void => void this.stopWorker(worker, signal?.reason);
+    signal?.addEventListener('abort', stop, { once: true });
+    this.runsInFlight += 1;
     try {
       return (await this.request(worker, { op: 'run', key: model.key, feeds })) as TensorOutputs;
     } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      if (error instanceof OnnxWorkerRestarted) throw error;
       throw new NodeFailure(`the model failed: ${(error as Error).message}`);
+    } finally {
+      this.runsInFlight -= 1;
+      signal?.removeEventListener('abort', stop);
+    }
+  }
+
+  /** Ends `worker` (if still the current one): its pending run for `reason`, the others to be retried. */
+  private async stopWorker(worker: Worker, reason: unknown): Promise<void> {
+    const current = await this.worker?.catch(() => undefined);
+    if (current !== worker) return;
+    this.worker = undefined;
+    this.stoppedWorkers += 1;
+    this.failPending(
+      () =>
+        new OnnxWorkerRestarted(
+          `the ONNX worker was restarted to stop another run (${String((reason as Error)?.message ?? reason)})`,
+        ),
+    );
+    await worker.terminate();
+  }
+
+  private failPending(error: () => Error): void {
+    this.loaded.clear();
+    this.downloaded.clear();
+    for (const [id, waiting] of this.pending) {
+      this.pending.delete(id);
+      waiting.reject(error());
     }
   }
 
@@ -157,14 +204,14 @@ export class OnnxModels {
       if (message.error !== undefined) waiting.reject(new Error(message.error));
       else waiting.resolve(message.result);
     });
-    // A crashed worker fails what it was running; the next node starts a new one.
+    // A crashed worker fails what it was running; the next node starts a new one. (A worker
+    // ended by stopWorker was replaced already, and its requests failed there.)
     worker.on('exit', () => {
-      if (this.worker) this.worker = undefined;
-      this.loaded.clear();
-      for (const [id, waiting] of this.pending) {
-        this.pending.delete(id);
-        waiting.reject(new Error('the ONNX worker stopped'));
-      }
+      void this.worker?.then((current) => {
+        if (current !== worker) return;
+        this.worker = undefined;
+        this.failPending(() => new Error('the ONNX worker stopped'));
+      });
     });
     return worker;
   }

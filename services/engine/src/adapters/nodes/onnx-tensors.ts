@@ -20,7 +20,23 @@ export interface TensorInput {
   dims: number[];
 }
 
-const flatten = (value: unknown): unknown[] => (Array.isArray(value) ? value.flatMap(flatten) : [value]);
+/**
+ * Nested data in row-major order, in one pass into one array (`flatMap` per element allocated an
+ * array per value); flat data, the common case, is used as it is (it is only read).
+ */
+function flatten(value: unknown): unknown[] {
+  if (!Array.isArray(value)) return [value];
+  if (!value.some(Array.isArray)) return value;
+  const values: unknown[] = [];
+  const visit = (items: unknown[]): void => {
+    for (const item of items) {
+      if (Array.isArray(item)) visit(item);
+      else values.push(item);
+    }
+  };
+  visit(value);
+  return values;
+}
 
 export function tensorInput(name: string, spec: TensorSpec): TensorInput {
   const type = spec.type ?? 'float32';

@@ -1,9 +1,8 @@
 import { NodeFailure } from '../../domain/nodes/node-executor.js';
 
 /**
- * Runs work that cannot itself be interrupted (a native inference, a JSONata evaluation between
- * its checks) and settles as soon as the execution is cancelled or the timeout passes; the work's
- * late result is dropped.
+ * Runs work that cannot itself be interrupted (a native inference) and settles as soon as the
+ * execution is cancelled or the timeout passes; the work's late result is dropped.
  */
 export async function raceAbort<T>(
   signal: AbortSignal,

@@ -4,15 +4,14 @@ import type { OutboundGuard } from '../http/outbound-guard.js';
 import type { DataBlockSchemas } from './data-block-schemas.js';
 import type { JsonataMappings } from './jsonata-mapping.js';
 import type { JsonSchemaValidators } from './json-schema-validators.js';
-import { raceAbort } from './race-abort.js';
-import { addUsage, emptyUsage, LlmEndpoint, type ChatMessage, type LlmUsage } from './llm-client.js';
+import { addUsage, emptyUsage, LlmEndpoint, tokenUsageOf, type ChatMessage, type LlmUsage } from './llm-client.js';
 
 /**
  * Fills the selected data blocks of a process schema from the node's input: `mapping` evaluates one
  * JSONata expression per block; `llm` asks a chat model for all blocks at once under a JSON schema
  * and feeds validation errors back up to `maxRepairs` times. Every block is validated against its
- * JSON schema; the node fails listing every violation. Output `{<block>: data}`, one handle per block;
- * `llm` adds `_llm: {model, attempts, usage}` (token usage summed over attempts).
+ * JSON schema; the node fails listing every violation. Output `{<block>: data}`, one handle per block
+ * carrying that block's data; `llm` records its token usage, summed over attempts, in the node state.
  */
 export interface SchematizationNodeOptions {
   schemas: DataBlockSchemas;
@@ -32,6 +31,8 @@ export const schematizationNodeExecutor = (
   options: SchematizationNodeOptions,
 ): NodeExecutor<SchematizationNodeConfig> => ({
   type: 'schematizationNode',
+  // Each block's handle carries that block's data.
+  handlesCarryOutputKeys: true,
   // JSONata is its own language: `{{` inside an expression is not a template.
   rawConfigKeys: ['mappings'],
   async execute(config, input, context) {
@@ -43,13 +44,8 @@ export const schematizationNodeExecutor = (
         const expression = config.mappings[block.name];
         if (expression === undefined) throw new NodeFailure(`no mapping for data block "${block.name}"`);
         const what = `mapping of "${block.name}"`;
-        // jsonata's own time limit stops the evaluation; the race answers a cancel at once.
-        data[block.name] = await raceAbort(
-          context.signal,
-          timeoutMs + 1000,
-          `${what}: timed out after ${timeoutMs} ms`,
-          () => options.mappings.evaluate(what, expression, input, timeoutMs),
-        );
+        // In a worker thread: a timeout, a cancel or the memory limit ends the evaluation itself.
+        data[block.name] = await options.mappings.evaluate(what, expression, input, timeoutMs, context.signal);
       }
       const violations = blockViolations(blocks, data, options.validators);
       if (violations.length > 0)
@@ -134,9 +130,11 @@ async function extractWithModel(
     }
     if (problems.length === 0) {
       const data = parsed as Record<string, unknown>;
-      const output: Record<string, unknown> = Object.fromEntries(blocks.map((block) => [block.name, data[block.name]]));
-      output._llm = { model, attempts: attempt, usage };
-      return { output, handles: blocks.map((block) => block.name) };
+      return {
+        output: Object.fromEntries(blocks.map((block) => [block.name, data[block.name]])),
+        handles: blocks.map((block) => block.name),
+        tokenUsage: tokenUsageOf(model, attempt, usage),
+      };
     }
     messages.push(
       { role: 'assistant', content: answer.text },

@@ -1,14 +1,16 @@
 import type { FileReference, WebAutomationNodeConfig, WebAutomationStep } from '@weft/contracts';
 import type { BrowserContext, Page } from 'playwright-core';
-import { NodeFailure, type NodeExecutor } from '../../domain/nodes/node-executor.js';
-import { OutboundBlockedError, type OutboundGuard } from '../http/outbound-guard.js';
+import { NodeFailure, type NodeExecutor, type NodeRunContext } from '../../domain/nodes/node-executor.js';
+import type { OutboundGuard } from '../http/outbound-guard.js';
 import type { BrowserHost } from './browser-host.js';
-import type { BlobSink } from './integration-node.js';
+import { BrowserProxy } from './browser-proxy.js';
+import { nodeFileOwner, type BlobSink, type NodeFileOwner } from './integration-node.js';
 
 /**
- * `webAutomationNode`: runs its steps in a fresh browser context. Every request the page makes
- * (documents, scripts, images, fetches, websockets) must name an allowed host and pass the
- * outbound guard's address check, or it is aborted. Output `{extracted, files}`.
+ * `webAutomationNode`: runs its steps in a fresh browser context whose every connection (documents,
+ * redirects, frames, scripts, images, fetches, websockets) goes through a proxy of this run
+ * (BrowserProxy): it must name an allowed host and pass the outbound guard, and it reaches the
+ * address the guard checked, or it fails. Output `{extracted, files}`.
  */
 export interface WebAutomationOptions {
   browsers: BrowserHost;
@@ -18,33 +20,18 @@ export interface WebAutomationOptions {
   stepTimeoutMs: number;
 }
 
-const hostAllowed = (host: string, allowed: readonly string[]): boolean =>
-  allowed.length === 0 ||
-  allowed.some((entry) => {
-    const name = entry.toLowerCase();
-    return name.startsWith('*.') ? host.endsWith(name.slice(1)) : host === name;
-  });
-
-/** Why a URL may not be fetched by the page, or undefined when it may. */
-async function refusal(url: string, allowed: readonly string[], guard: OutboundGuard): Promise<string | undefined> {
+/** `goto` opens http(s) pages only: a file: or chrome: url never reaches the proxy. */
+function checkedGotoUrl(url: string | undefined): string {
   let parsed: URL;
   try {
-    parsed = new URL(url);
+    parsed = new URL(url ?? '');
   } catch {
-    return `malformed url`;
+    throw new NodeFailure(`malformed url "${String(url).slice(0, 200)}"`);
   }
-  if (parsed.protocol === 'data:' || parsed.protocol === 'blob:' || parsed.href === 'about:blank') return undefined;
-  const secure = parsed.protocol === 'https:' || parsed.protocol === 'wss:';
-  if (!secure && parsed.protocol !== 'http:' && parsed.protocol !== 'ws:')
-    return `scheme ${parsed.protocol} is not allowed`;
-  const host = parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (!hostAllowed(host, allowed)) return `host ${host} is not in allowedHosts`;
-  try {
-    await guard.resolveTarget(host, Number(parsed.port) || (secure ? 443 : 80));
-    return undefined;
-  } catch (error) {
-    return error instanceof OutboundBlockedError ? error.message : `${host} cannot be resolved`;
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new NodeFailure(`scheme ${parsed.protocol} is not allowed (http and https only)`);
   }
+  return parsed.href;
 }
 
 const stepName = (step: WebAutomationStep, index: number): string =>
@@ -52,11 +39,12 @@ const stepName = (step: WebAutomationStep, index: number): string =>
 
 async function store(
   blobs: BlobSink | undefined,
+  owner: NodeFileOwner,
   name: string,
   bytes: Buffer,
   contentType: string,
 ): Promise<FileReference> {
-  if (blobs) return blobs.put(name, bytes, contentType);
+  if (blobs) return blobs.put(owner, name, bytes, contentType);
   return { name, size: bytes.byteLength, contentType, url: `data:${contentType};base64,${bytes.toString('base64')}` };
 }
 
@@ -66,11 +54,12 @@ async function runStep(
   timeout: number,
   result: { extracted: Record<string, unknown>; files: FileReference[] },
   blobs: BlobSink | undefined,
+  owner: NodeFileOwner,
 ): Promise<void> {
   const selector = step.selector ?? '';
   switch (step.action) {
     case 'goto':
-      await page.goto(step.url ?? '', { timeout, waitUntil: 'load' });
+      await page.goto(checkedGotoUrl(step.url), { timeout, waitUntil: 'load' });
       return;
     case 'click':
       await page.click(selector, { timeout });
@@ -94,6 +83,7 @@ async function runStep(
       result.files.push(
         await store(
           blobs,
+          owner,
           step.name ?? 'screenshot.png',
           await page.screenshot({ fullPage: true, timeout }),
           'image/png',
@@ -101,64 +91,54 @@ async function runStep(
       );
       return;
     case 'pdf':
-      result.files.push(await store(blobs, step.name ?? 'page.pdf', await page.pdf(), 'application/pdf'));
+      result.files.push(await store(blobs, owner, step.name ?? 'page.pdf', await page.pdf(), 'application/pdf'));
       return;
   }
-}
-
-async function guardContext(
-  context: BrowserContext,
-  config: WebAutomationNodeConfig,
-  guard: OutboundGuard,
-  refused: string[],
-) {
-  const allowed = config.allowedHosts ?? [];
-  await context.route('**/*', async (route) => {
-    const url = route.request().url();
-    const reason = await refusal(url, allowed, guard);
-    if (reason === undefined) return route.continue();
-    refused.push(`${url.slice(0, 200)}: ${reason}`);
-    return route.abort('blockedbyclient');
-  });
-  await context.routeWebSocket(/.*/, async (socket) => {
-    const reason = await refusal(socket.url(), allowed, guard);
-    if (reason === undefined) return void socket.connectToServer();
-    refused.push(`${socket.url().slice(0, 200)}: ${reason}`);
-    await socket.close({ code: 1008, reason: 'blocked' });
-  });
 }
 
 export const webAutomationNodeExecutor = (options: WebAutomationOptions): NodeExecutor<WebAutomationNodeConfig> => ({
   type: 'webAutomationNode',
   async execute(config, _input, run) {
-    return options.browsers.withContext(run.signal, async (context) => {
-      const refused: string[] = [];
-      await guardContext(context, config, options.guard, refused);
-      // Cancelling closes the context: whatever step is waiting fails at once.
-      const cancel = (): void => void context.close().catch(() => undefined);
-      run.signal.addEventListener('abort', cancel, { once: true });
-      const result = { extracted: {} as Record<string, unknown>, files: [] as FileReference[] };
-      try {
-        const page = await context.newPage();
-        for (const [index, step] of config.steps.entries()) {
-          const timeout = step.timeoutMs ?? options.stepTimeoutMs;
-          try {
-            await runStep(page, step, timeout, result, options.blobs);
-          } catch (error) {
-            run.signal.throwIfAborted();
-            if (error instanceof NodeFailure) throw error;
-            const message = (error as Error).message.split('\n')[0] ?? '';
-            if ((error as Error).name === 'TimeoutError') {
-              throw new NodeFailure(`${stepName(step, index)} timed out after ${timeout} ms`);
-            }
-            const blocked = refused.length > 0 ? ` (blocked: ${refused.at(-1)})` : '';
-            throw new NodeFailure(`${stepName(step, index)} failed: ${message}${blocked}`);
-          }
-        }
-        return { output: result };
-      } finally {
-        run.signal.removeEventListener('abort', cancel);
-      }
-    });
+    const proxy = await BrowserProxy.start({ allowedHosts: config.allowedHosts ?? [], guard: options.guard });
+    try {
+      return await options.browsers.withContext(run.signal, proxy.url, (context) =>
+        runSteps(context, config, run, options, proxy),
+      );
+    } finally {
+      await proxy.close();
+    }
   },
 });
+
+async function runSteps(
+  context: BrowserContext,
+  config: WebAutomationNodeConfig,
+  run: NodeRunContext,
+  options: WebAutomationOptions,
+  proxy: BrowserProxy,
+) {
+  // Cancelling closes the context: whatever step is waiting fails at once.
+  const cancel = (): void => void context.close().catch(() => undefined);
+  run.signal.addEventListener('abort', cancel, { once: true });
+  const result = { extracted: {} as Record<string, unknown>, files: [] as FileReference[] };
+  try {
+    const page = await context.newPage();
+    for (const [index, step] of config.steps.entries()) {
+      const timeout = step.timeoutMs ?? options.stepTimeoutMs;
+      try {
+        await runStep(page, step, timeout, result, options.blobs, nodeFileOwner(run));
+      } catch (error) {
+        run.signal.throwIfAborted();
+        const message = (error as Error).message.split('\n')[0] ?? '';
+        if ((error as Error).name === 'TimeoutError') {
+          throw new NodeFailure(`${stepName(step, index)} timed out after ${timeout} ms`);
+        }
+        const blocked = proxy.lastRefusal === undefined ? '' : ` (blocked: ${proxy.lastRefusal})`;
+        throw new NodeFailure(`${stepName(step, index)} failed: ${message}${blocked}`);
+      }
+    }
+    return { output: result };
+  } finally {
+    run.signal.removeEventListener('abort', cancel);
+  }
+}

@@ -1,7 +1,9 @@
 import { migrate, type Db, type Migration } from '@weft/event-store';
 import { errorWebhookDeliveriesMigration } from '../../projections/error-webhook-deliveries.js';
+import { executionStatsMigration } from '../../projections/execution-stats-migration.js';
 import { longDurationsMigration } from '../../projections/long-durations-migration.js';
 import { queuedExecutionsMigration } from '../../projections/queued-executions-migration.js';
+import { tokenUsageMigration } from '../../projections/token-usage-migration.js';
 import {
   ENGINE_MIGRATIONS_TABLE,
   engineMigrations as readModelMigrations,
@@ -11,7 +13,7 @@ import { executionDeadLetterMigration } from './execution-dead-letters.js';
 import { executionLeaseMigration } from './execution-leases.js';
 import { parkedWaitsMigration } from './parked-waits.js';
 
-/** Every table the engine owns, in order: read models, leases, parked waits, error-webhook deliveries, then changes. */
+/** Every table the engine owns, in order: read models, leases, parked waits, error-webhook deliveries, then changes and statistics. */
 export const engineMigrations: Migration[] = [
   ...readModelMigrations,
   executionLeaseMigration,
@@ -21,6 +23,8 @@ export const engineMigrations: Migration[] = [
   longDurationsMigration,
   executionDeadLetterMigration,
   queuedExecutionsMigration,
+  executionStatsMigration,
+  tokenUsageMigration,
 ];
 
 export const migrateEngineSchema = (db: Db): Promise<string[]> =>

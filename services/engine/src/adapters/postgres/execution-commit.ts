@@ -19,7 +19,7 @@ export function postgresExecutionCommit(
   cache: ExecutionRowCache = new ExecutionRowCache(),
 ): CommitBatch {
   return async (batch) => {
-    const { cacheRows, parked } = await store.db.transaction().execute(async (trx) => {
+    const { cacheRows, parked } = await store.appendTransaction(async (trx) => {
       let cacheRows: () => void = () => undefined;
       const parked: string[] = [];
       // Events, read models, leases, parked waits and deliveries in one statement; rows folded before it is sent.

@@ -1,4 +1,4 @@
-import type { IterationPath, NodeInputSource } from '@weft/contracts';
+import type { IterationPath, NodeInputSource, TokenUsage } from '@weft/contracts';
 import type { ExecutionAcceptedData, ExecutionStartedData, FailedNodeInfo } from './events.js';
 
 /** Commands on an execution; the adapter fills `metadata.now`, the domain never reads a clock. */
@@ -21,7 +21,7 @@ export type ExecutionCommand =
     }
   | {
       type: 'CompleteNode';
-      data: NodeRef & { outputData: unknown; handles: string[]; durationMs: number };
+      data: NodeRef & { outputData: unknown; handles: string[]; durationMs: number; tokenUsage?: TokenUsage };
       metadata: CommandMetadata;
     }
   | { type: 'FailNode'; data: NodeRef & { error: string; durationMs: number }; metadata: CommandMetadata }

@@ -98,6 +98,7 @@ export function decide(command: ExecutionCommand, state: ExecutionState): Execut
                 completedAt: at,
                 durationMs,
                 ...where,
+                ...(command.data.tokenUsage ? { tokenUsage: command.data.tokenUsage } : {}),
               },
             },
           ]

@@ -18,3 +18,9 @@ export function mergeNodeInput(parents: readonly ParentResult[]): Record<string,
   for (const parent of parents) merged[parent.label] = parent.output;
   return merged;
 }
+
+/** What a handle that carries one key of its node's output passes on: that key's value, or null. */
+export function outputKey(output: unknown, handle: string): unknown {
+  if (output === null || typeof output !== 'object' || Array.isArray(output)) return null;
+  return Object.hasOwn(output, handle) ? (output as Record<string, unknown>)[handle] : null;
+}

@@ -1,4 +1,4 @@
-import type { DecryptedConnection, ProblemViolation } from '@weft/contracts';
+import type { DecryptedConnection, ProblemViolation, TokenUsage } from '@weft/contracts';
 import type { GraphNode } from '../graph/execution-graph.js';
 
 /**
@@ -9,6 +9,8 @@ export interface NodeResult {
   output: unknown;
   /** Output handles that fire; default `['output']`. */
   handles?: string[];
+  /** What the node's language-model calls spent: recorded in its node state, not its output. */
+  tokenUsage?: TokenUsage;
 }
 
 export interface NodeRunContext {
@@ -35,6 +37,12 @@ export interface NodeExecutor<Config = Record<string, unknown>> {
   readonly type: string;
   /** Top-level config keys never resolved as templates (code, SQL text). */
   readonly rawConfigKeys?: readonly string[];
+  /**
+   * Each output handle carries the output's key of the same name (a schematizationNode's block
+   * handles): a child wired to a handle gets that key's value under the node's label, not the
+   * whole output. Otherwise every handle carries the whole output (conditional and script ports).
+   */
+  readonly handlesCarryOutputKeys?: boolean;
   /** Config violations beyond the shared JSON Schema; empty when valid. */
   validate?(config: Config): ProblemViolation[];
   execute(config: Config, input: Record<string, unknown>, context: NodeRunContext): Promise<NodeResult>;
