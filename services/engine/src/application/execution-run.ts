@@ -9,6 +9,21 @@ import type { CompletedNode, RunListener } from './graph-runner.js';
 import type { ExecutionEventWriter } from './execution-event-writer.js';
 import { DEFAULT_EVENT_SIZE_LIMITS, prepareForStorage, type EventStorage } from './event-values.js';
 
+/**
+ * Nodes whose run touches nothing outside the execution and waits on nothing but itself: their
+ * events may wait for the run's next ones (a SIGKILL in between only runs them again, harmlessly).
+ * Every other node (a wait, a call, a query, a loop ...) has its start and its end written at once,
+ * and runs only once its start is durable: every call it makes outside has a NodeStarted on record
+ * (a SIGKILL mid-call leaves the start, so a repeat on resume is visible), and a run whose stream
+ * was taken over elsewhere fails its append and makes no call at all.
+ */
+const DEFERRABLE_NODE_TYPES: ReadonlySet<string> = new Set([
+  'inputNode',
+  'conditionalNode',
+  'scriptNode',
+  'outputNode',
+]);
+
 /** Longest node error recorded: a huge message must not make its NodeFailed event unstorable. */
 const MAX_ERROR_CHARS = 16 * 1024;
 const bounded = (error: string): string =>
@@ -18,7 +33,9 @@ const bounded = (error: string): string =>
  * One execution held in memory by the engine running it: its state (folded from its events),
  * the stream version, and the metadata every event carries. Each command is decided against
  * the state, made fit to store (large values to blob storage, oversize events refused before
- * anything changes), applied at once, and queued on the group-commit writer.
+ * anything changes), applied at once, and queued on the group-commit writer, lazily: it is
+ * written with the next commit, within the writer's `lazyMs`, or at once when `flushed()` is awaited
+ * or a node with effects outside the execution starts or ends.
  */
 export class ExecutionRun {
   private pendingWrites: Promise<void>[] = [];
@@ -81,9 +98,11 @@ export class ExecutionRun {
   /** Queues the append at once, or, while blob writes are pending, once they and every earlier append are queued. */
   private append(stored: NewEvent[], expected: number | 'no_stream', blobWrites: Promise<void>[]): Promise<void> {
     const streamId = executionStreamId(this.executionId);
-    if (blobWrites.length === 0 && this.appendGate === null) return this.writer.append(streamId, stored, expected);
+    const lazy = { lazy: true };
+    if (blobWrites.length === 0 && this.appendGate === null)
+      return this.writer.append(streamId, stored, expected, lazy);
     const ready = Promise.all([this.appendGate, ...blobWrites]);
-    const appended = ready.then(() => this.writer.append(streamId, stored, expected));
+    const appended = ready.then(() => this.writer.append(streamId, stored, expected, lazy));
     // Reactions run in order: the next append is queued after this one (a failure fails it too).
     const gate: Promise<void> = ready.then(() => undefined);
     gate.catch(() => undefined);
@@ -95,8 +114,9 @@ export class ExecutionRun {
     return appended;
   }
 
-  /** Resolves when every event so far is committed; rejects with the first write failure. */
+  /** Resolves when every event so far is committed (written at once now); rejects with the first write failure. */
   async flushed(): Promise<void> {
+    this.writer.expedite();
     await Promise.all(this.pendingWrites);
     if (this.writeFailure !== null) {
       throw this.writeFailure instanceof Error
@@ -107,41 +127,50 @@ export class ExecutionRun {
 
   /** The graph runner's listener: each step becomes a command on this run. */
   listener(): RunListener {
-    const meta = () => ({ now: this.now() });
+    // Each event carries the time the graph runner saw (a wait's deadline counts from the recorded
+    // start, so the start must be the very time the run used, not a later reading of the clock).
     const where = (iteration: IterationPath) => (iteration.length > 0 ? { iteration } : {});
+    const recordNow = (node: GraphNode): void => {
+      if (!DEFERRABLE_NODE_TYPES.has(node.type)) this.writer.expedite();
+    };
     return {
-      nodeStarted: (node: GraphNode, _input, iteration, _at, origin) => {
+      nodeStarted: (node: GraphNode, _input, iteration, at, origin) => {
         this.execute({
           type: 'StartNode',
           data: { nodeId: node.id, nodeName: node.label, nodeType: node.type, ...origin, ...where(iteration) },
-          metadata: meta(),
+          metadata: { now: at },
         });
+        if (DEFERRABLE_NODE_TYPES.has(node.type)) return;
+        return this.flushed();
       },
-      nodeCompleted: (node: GraphNode, result: CompletedNode, iteration, _at, durationMs) => {
+      nodeCompleted: (node: GraphNode, result: CompletedNode, iteration, at, durationMs) => {
         this.execute({
           type: 'CompleteNode',
           data: {
             nodeId: node.id,
             outputData: result.output,
             handles: [...result.handles],
+            ...(result.tokenUsage ? { tokenUsage: result.tokenUsage } : {}),
             durationMs,
             ...where(iteration),
           },
-          metadata: meta(),
+          metadata: { now: at },
         });
+        recordNow(node);
       },
-      nodeFailed: (node: GraphNode, error, iteration, _at, durationMs) => {
+      nodeFailed: (node: GraphNode, error, iteration, at, durationMs) => {
         this.execute({
           type: 'FailNode',
           data: { nodeId: node.id, error: bounded(error), durationMs, ...where(iteration) },
-          metadata: meta(),
+          metadata: { now: at },
         });
+        recordNow(node);
       },
-      nodeSkipped: (node: GraphNode, iteration) => {
+      nodeSkipped: (node: GraphNode, iteration, at) => {
         this.execute({
           type: 'SkipNode',
           data: { nodeId: node.id, nodeName: node.label, nodeType: node.type, ...where(iteration) },
-          metadata: meta(),
+          metadata: { now: at },
         });
       },
     };

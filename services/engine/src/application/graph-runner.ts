@@ -1,7 +1,7 @@
-import type { DecryptedConnection, FileReference, IterationPath, NodeInputSource } from '@weft/contracts';
+import type { DecryptedConnection, FileReference, IterationPath, NodeInputSource, TokenUsage } from '@weft/contracts';
 import type { ExecutionGraph, GraphEdge, GraphNode } from '../domain/graph/execution-graph.js';
 import { LOOP_BODY_HANDLE } from '../domain/graph/execution-graph.js';
-import { mergeNodeInput } from '../domain/graph/node-input.js';
+import { mergeNodeInput, outputKey } from '../domain/graph/node-input.js';
 import { storableText, toJsonValue } from '../domain/graph/json-value.js';
 import { resolveTemplates } from '../domain/graph/templates.js';
 import type { NodeExecutorRegistry, NodeResult, NodeRunContext } from '../domain/nodes/node-executor.js';
@@ -18,6 +18,7 @@ export interface CompletedNode {
   input: Record<string, unknown>;
   output: unknown;
   handles: readonly string[];
+  tokenUsage?: TokenUsage;
 }
 
 /** Where a node's input comes from: what NodeStarted records instead of a copy of the input. */
@@ -29,7 +30,9 @@ export interface InputOrigin {
 
 /**
  * Receives every step. A step the listener cannot record (EventTooLargeError) fails the node:
- * a refused start fails it unstarted, a refused completion records it failed.
+ * a refused start fails it unstarted, a refused completion records it failed. When `nodeStarted`
+ * returns a promise the node runs only once it resolves (its start is durable); a rejection
+ * fails the run before the node does anything.
  */
 export interface RunListener {
   nodeStarted(
@@ -38,7 +41,7 @@ export interface RunListener {
     iteration: IterationPath,
     at: Date,
     origin: InputOrigin,
-  ): void;
+  ): void | Promise<void>;
   nodeCompleted(node: GraphNode, result: CompletedNode, iteration: IterationPath, at: Date, durationMs: number): void;
   nodeFailed(node: GraphNode, error: string, iteration: IterationPath, at: Date, durationMs: number): void;
   nodeSkipped(node: GraphNode, iteration: IterationPath, at: Date): void;
@@ -188,13 +191,14 @@ export async function runGraph(input: RunGraphInput): Promise<RunOutcome> {
         const origin: InputOrigin = { inputFrom: [] };
         const parents = active.map((edge) => {
           const parent = resultOf(edge.source) as Extract<NodeOutcome, { status: 'completed' }>;
-          origin.inputFrom.push(parent.source);
+          const parentNode = graph.nodes.get(edge.source) as GraphNode;
           if (parent.loopSeed) origin.loopItem = parent.loopSeed.item;
-          return {
-            label: (graph.nodes.get(edge.source) as GraphNode).label,
-            input: parent.input,
-            output: parent.output,
-          };
+          if (!input.executors.get(parentNode.type)?.handlesCarryOutputKeys) {
+            origin.inputFrom.push(parent.source);
+            return { label: parentNode.label, input: parent.input, output: parent.output };
+          }
+          origin.inputFrom.push({ ...parent.source, handle: edge.sourceHandle });
+          return { label: parentNode.label, input: parent.input, output: outputKey(parent.output, edge.sourceHandle) };
         });
         run(node, mergeNodeInput(parents), origin).catch(fail);
       };
@@ -215,12 +219,14 @@ export async function runGraph(input: RunGraphInput): Promise<RunOutcome> {
         }
         const executor = input.executors.get(node.type);
         const startedAt = input.now();
+        let recorded: void | Promise<void>;
         try {
-          input.listener.nodeStarted(node, nodeInput, iteration, startedAt, origin);
+          recorded = input.listener.nodeStarted(node, nodeInput, iteration, startedAt, origin);
         } catch (error) {
           if (error instanceof EventTooLargeError) throw new NodeRunFailed(node, error.message);
           throw error;
         }
+        if (recorded) await recorded;
         let result: NodeResult;
         try {
           if (!executor) throw new Error(`no executor for node type "${node.type}"`);
@@ -284,7 +290,12 @@ export async function runGraph(input: RunGraphInput): Promise<RunOutcome> {
         if (internal.signal.aborted) return;
         const output =
           node.config.passthroughFiles === true ? withPassthroughFiles(result.output, nodeInput) : result.output;
-        const completed: CompletedNode = { input: nodeInput, output, handles: result.handles ?? ['output'] };
+        const completed: CompletedNode = {
+          input: nodeInput,
+          output,
+          handles: result.handles ?? ['output'],
+          ...(result.tokenUsage ? { tokenUsage: result.tokenUsage } : {}),
+        };
         const at = input.now();
         try {
           input.listener.nodeCompleted(node, completed, iteration, at, at.getTime() - startedAt.getTime());
