@@ -17,9 +17,7 @@ describe('cancel across engines (PostgreSQL + NATS)', () => {
     await runner.close();
   });
 
-  test('the running engine stops the execution and writes nothing after the cancel', async () => {
-    const org = crypto.randomUUID();
-    const actor = actorOf(org);
+  const parkedExecution = async (actor: ReturnType<typeof actorOf>): Promise<string> => {
     const g = new GraphBuilder()
       .node('In', 'inputNode', { triggerType: 'manual' })
       // Under WEFT_WAIT_PARK_AFTER_SECONDS (60), so the run stays in the runner's memory.
@@ -27,7 +25,7 @@ describe('cancel across engines (PostgreSQL + NATS)', () => {
       .node('Out', 'outputNode')
       .edge('In', 'Park')
       .edge('Park', 'Out');
-    const process = await runner.catalog.add(g.process({ organization_id: org }));
+    const process = await runner.catalog.add(g.process({ organization_id: actor.organizationId! }));
     const accepted = await runner.engine.runtime.api.testProcess(
       { params: { processId: process.id }, query: { waitSeconds: '0' }, body: {}, headers: {} },
       { headers: {}, actor },
@@ -35,11 +33,19 @@ describe('cancel across engines (PostgreSQL + NATS)', () => {
     const executionId = (accepted.body as { execution_id: string }).execution_id;
     await waitUntil(() => runner.engine.runtime.engine.isRunningHere(executionId));
     expect(runner.engine.runtime.engine.isRunningHere(executionId)).toBe(true);
-
-    const cancelled = await reader.engine.runtime.api.cancelExecution(
+    return executionId;
+  };
+  const cancelThrough = (harness: EngineHarness, executionId: string, actor: ReturnType<typeof actorOf>) =>
+    harness.engine.runtime.api.cancelExecution(
       { params: { id: executionId }, query: {}, body: undefined, headers: {} },
       { headers: {}, actor },
     );
+
+  test('the running engine stops the execution and writes nothing after the cancel', async () => {
+    const actor = actorOf(crypto.randomUUID());
+    const executionId = await parkedExecution(actor);
+
+    const cancelled = await cancelThrough(reader, executionId, actor);
     expect((cancelled.body as ExecutionRecord).status).toBe('cancelled');
 
     await waitUntil(() => !runner.engine.runtime.engine.isRunningHere(executionId));
@@ -48,5 +54,17 @@ describe('cancel across engines (PostgreSQL + NATS)', () => {
     expect(events.at(-1)?.type).toBe('ExecutionCancelled');
     const record = await runner.call(engineHttp.getExecution, { params: { id: executionId } }, actor);
     expect((record.body as ExecutionRecord).node_states.find((s) => s.node_name === 'Park')?.status).toBe('cancelled');
+  });
+
+  test('a second cancel through the engine still running it (before it learns of the first) answers 409', async () => {
+    const actor = actorOf(crypto.randomUUID());
+    const executionId = await parkedExecution(actor);
+    expect((await cancelThrough(reader, executionId, actor)).status).toBe(200);
+    // The runner stops its run at its next lease renewal; until then its state says "running".
+    const stillHere = runner.engine.runtime.engine.isRunningHere(executionId);
+    await expect(cancelThrough(runner, executionId, actor)).rejects.toMatchObject({ problem: { status: 409 } });
+    expect(stillHere).toBe(true);
+    const events = await runner.store.readStream(`execution-${executionId}`);
+    expect(events.filter((e) => e.type === 'ExecutionCancelled')).toHaveLength(1);
   });
 });

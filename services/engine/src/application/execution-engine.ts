@@ -489,11 +489,17 @@ export class ExecutionEngine {
   /** Cancels a running execution, here or on another engine (whose next write then conflicts). */
   async cancel(executionId: string, cancelledByUserId: string | null): Promise<void> {
     const local = this.active.get(executionId);
-    if (local) {
-      local.run.execute({ type: 'CancelExecution', data: { cancelledByUserId }, metadata: { now: this.now() } });
-      local.controller.abort(CANCELLED);
-      await local.run.flushed();
-      return;
+    if (local && local.run.failedWrite === null) {
+      try {
+        local.run.execute({ type: 'CancelExecution', data: { cancelledByUserId }, metadata: { now: this.now() } });
+        local.controller.abort(CANCELLED);
+        await local.run.flushed();
+        return;
+      } catch (error) {
+        // The stream moved on elsewhere (a cancel through another engine, say) before this run
+        // learned of it: decide again on what is stored (409 when it is already finished).
+        if (!(error instanceof WrongExpectedVersionError)) throw error;
+      }
     }
     for (let attempt = 0; ; attempt++) {
       const stored = await this.deps.store.readStream(executionStreamId(executionId));
