@@ -40,6 +40,8 @@ describe(`mail and schedule triggers (${deploymentKind()})`, () => {
         WEFT_GOOGLE_TOKEN_URL: gmail.tokenUrl,
         WEFT_GRAPH_API_URL: graph.graphUrl,
         WEFT_MICROSOFT_TOKEN_URL: graph.tokenUrl,
+        // Empty polls back off (1, 2, 4 ... s); the mail must be seen well within the test's wait.
+        WEFT_MAIL_MAX_POLL_INTERVAL_SECONDS: '4',
       },
     });
     const system = under.call;
@@ -104,8 +106,18 @@ describe(`mail and schedule triggers (${deploymentKind()})`, () => {
       (created.body.nodes as { id: string; config: { label: string } }[]).map((node) => [node.config.label, node.id]),
     );
 
-    // Mail that arrived before the process started is not replayed; these arrive after the start.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Mail that arrived before a listener started watching is not replayed: deliver once both
+    // mail listeners say they listen (their start can take seconds on a loaded machine).
+    const listening = async (): Promise<boolean> => {
+      const listeners = await call('GET', `/api/v1/processes/${processId}/listeners`);
+      const states = (listeners.body.listeners ?? []) as { label: string; state: string }[];
+      const watching = (label: string) =>
+        ['listening', 'backing_off'].includes(states.find((l) => l.label === label)?.state ?? '');
+      return watching('Gmail') && watching('Outlook');
+    };
+    for (const until = Date.now() + 60_000; !(await listening()) && Date.now() < until;)
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(await listening()).toBe(true);
     mailboxes.deliver(ACCOUNT, { from: 'boss@example.test', subject: 'Invoice 42', text: 'Please pay' });
     mailboxes.deliver(ACCOUNT, { from: 'news@example.test', subject: 'Newsletter', text: 'Weekly' });
 

@@ -29,6 +29,28 @@ describe('mailbox decider', () => {
     given([watching]).when({ type: 'StartWatching', now: 9_000 }).then([]);
   });
 
+  it('counts mail dated (in whole seconds, as providers date it) in the second the watch began as new', () => {
+    given([{ type: 'MailboxWatchStarted', data: { since: 10_700 } }])
+      .when({
+        type: 'ClaimEmails',
+        now: 11_000,
+        emails: [
+          { id: 'same-second', receivedAt: 10_000, matches: true },
+          { id: 'second-before', receivedAt: 9_000, matches: true },
+        ],
+      })
+      .then([
+        {
+          type: 'EmailsClaimed',
+          data: {
+            claimedAt: 11_000,
+            claimed: [{ id: 'same-second', receivedAt: 10_000 }],
+            skipped: [{ id: 'second-before', receivedAt: 9_000 }],
+          },
+        },
+      ]);
+  });
+
   it('claims matching new emails, records the others as skipped, ignores known ids and mail from before the watch', () => {
     given([
       watching,

@@ -24,7 +24,9 @@ export function decideMailbox(command: MailboxCommand, state: MailboxState): Mai
         if (state.known.has(email.id) || seen.has(email.id)) continue;
         seen.add(email.id);
         const seenEmail = { id: email.id, receivedAt: email.receivedAt };
-        if (email.matches && email.receivedAt >= since) claimed.push(seenEmail);
+        // Providers date mail in whole seconds (Graph's receivedDateTime, Gmail's after:): mail of
+        // the second the watch began counts as new, or one arriving just after the start is lost.
+        if (email.matches && email.receivedAt >= since - (since % QUERY_GRANULARITY_MS)) claimed.push(seenEmail);
         else skipped.push(seenEmail);
       }
       if (claimed.length === 0 && skipped.length === 0) return [];
