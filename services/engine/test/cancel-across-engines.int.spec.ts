@@ -25,7 +25,7 @@ describe('cancel across engines (PostgreSQL + NATS)', () => {
       .node('Out', 'outputNode')
       .edge('In', 'Park')
       .edge('Park', 'Out');
-    const process = await runner.catalog.add(g.process({ organization_id: actor.organizationId! }));
+    const process = await runner.catalog.add(g.process({ organization_id: actor.organizationId }));
     const accepted = await runner.engine.runtime.api.testProcess(
       { params: { processId: process.id }, query: { waitSeconds: '0' }, body: {}, headers: {} },
       { headers: {}, actor },
