@@ -186,6 +186,8 @@ export interface ModelNodeLimits {
   onnxModelMaxBytes: number;
   /** ONNX sessions kept loaded per engine, least recently used dropped first (WEFT_ONNX_MAX_CACHED_MODELS). */
   onnxMaxCachedModels: number;
+  /** Most values (elements, all output tensors together) one ONNX run may return (WEFT_ONNX_MAX_OUTPUT_VALUES). */
+  onnxMaxOutputValues: number;
   /** Worker threads evaluating JSONata mappings per engine, one evaluation each at a time (WEFT_JSONATA_WORKERS). */
   jsonataWorkers: number;
   /** Heap limit of each JSONata worker; a mapping beyond it fails (WEFT_JSONATA_MAX_MEMORY_MB). */
@@ -308,6 +310,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
       timeoutMs: integer(env, 'WEFT_MODEL_TIMEOUT_MS', 60_000, 100, 3_600_000),
       onnxModelMaxBytes: integer(env, 'WEFT_ONNX_MODEL_MAX_BYTES', 256 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024),
       onnxMaxCachedModels: integer(env, 'WEFT_ONNX_MAX_CACHED_MODELS', 4, 1, 1_000),
+      onnxMaxOutputValues: integer(env, 'WEFT_ONNX_MAX_OUTPUT_VALUES', 1_000_000, 1, 100_000_000),
       jsonataWorkers: integer(env, 'WEFT_JSONATA_WORKERS', 2, 1, 64),
       jsonataMaxMemoryMb: integer(env, 'WEFT_JSONATA_MAX_MEMORY_MB', 128, 16, 16_384),
     },

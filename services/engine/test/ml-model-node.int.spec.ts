@@ -187,6 +187,39 @@ describe('mlModelNode', () => {
     }
   });
 
+  test('onnx: a model whose outputs exceed WEFT_ONNX_MAX_OUTPUT_VALUES fails the node; the worker goes on', async () => {
+    const capped = createNodePalette({ models: { onnxMaxOutputValues: 1_000_000 } });
+    // A broadcast Add: 1,100 + 1,000 input values make 1,100,000 output values.
+    const model = tinyOnnxModel({
+      op: 'Add',
+      inputs: [
+        { name: 'a', dims: [1100, 1] },
+        { name: 'b', dims: [1, 1000] },
+      ],
+      output: { name: 'c', dims: [1100, 1000] },
+    });
+    const config = {
+      provider: 'onnx',
+      model: `data:application/octet-stream;base64,${Buffer.from(model).toString('base64')}`,
+      inputs: {
+        a: { data: Array.from({ length: 1100 }, () => [1]), dims: [1100, 1] },
+        b: { data: [Array.from({ length: 1000 }, () => 2)], dims: [1, 1000] },
+      },
+    };
+    try {
+      const huge = await run(config, {}, { executors: capped.executors });
+      expect(huge.outcome).toMatchObject({
+        status: 'failed',
+        error: expect.stringContaining(
+          'the model returned 1100000 values, more than the 1000000 an ONNX run may return (WEFT_ONNX_MAX_OUTPUT_VALUES)',
+        ),
+      });
+      expect(capped.onnxWorker().stoppedWorkers).toBe(0);
+    } finally {
+      await capped.close();
+    }
+  }, 120_000);
+
   test("onnx: a cancelled run ends its inference with the worker; another execution's run there is retried and completes", async () => {
     const fresh = createNodePalette();
     // A MatMul of two 700x700 matrices: long enough to be in the worker when the cancel comes.

@@ -90,6 +90,7 @@ export function createNodePalette(
     blobs: options.modelBlobs,
     maxModelBytes: options.models?.onnxModelMaxBytes ?? 256 * 1024 * 1024,
     maxCachedModels: options.models?.onnxMaxCachedModels ?? 4,
+    maxOutputValues: options.models?.onnxMaxOutputValues ?? 1_000_000,
     runtimeModule: options.runtimes?.onnxModule,
   });
   // JSONata mappings run in worker threads started on first use, each with its own heap limit.

@@ -30,6 +30,8 @@ export interface OnnxModelsOptions {
   maxModelBytes: number;
   /** WEFT_ONNX_MAX_CACHED_MODELS. */
   maxCachedModels: number;
+  /** WEFT_ONNX_MAX_OUTPUT_VALUES: checked in the worker before outputs become JS arrays. */
+  maxOutputValues: number;
   /** The runtime package (tests name a missing one). */
   runtimeModule?: string;
 }
@@ -187,7 +189,10 @@ export class OnnxModels {
     } catch {
       throw new NodeFailure(`the ONNX runtime is not installed on this engine: ${ONNX_INSTALL_HINT}`);
     }
-    const worker = new Worker(ONNX_WORKER_SOURCE, { eval: true, workerData: { runtimePath } });
+    const worker = new Worker(ONNX_WORKER_SOURCE, {
+      eval: true,
+      workerData: { runtimePath, maxOutputValues: this.options.maxOutputValues },
+    });
     worker.unref();
     await new Promise<void>((resolve, reject) => {
       worker.once('message', (message: { ready?: boolean; fatal?: boolean; message?: string }) => {

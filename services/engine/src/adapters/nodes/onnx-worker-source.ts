@@ -30,6 +30,15 @@ if (ort) parentPort.on('message', async (message) => {
       const feeds = {};
       for (const [name, spec] of Object.entries(message.feeds)) feeds[name] = tensorOf(spec);
       const results = await session.run(feeds);
+      // A model may turn a small input into a huge output (a broadcast, an Expand): refuse it
+      // before it is copied into JS arrays, which take several times the runtime's bytes.
+      let values = 0;
+      for (const tensor of Object.values(results)) values += tensor.size;
+      if (values > workerData.maxOutputValues) {
+        for (const tensor of Object.values(results)) tensor.dispose?.();
+        throw new Error('the model returned ' + values + ' values, more than the ' + workerData.maxOutputValues +
+          ' an ONNX run may return (WEFT_ONNX_MAX_OUTPUT_VALUES)');
+      }
       const outputs = {};
       for (const [name, tensor] of Object.entries(results)) {
         outputs[name] = { data: Array.from(tensor.data, plain), dims: Array.from(tensor.dims) };
