@@ -1,10 +1,25 @@
 import { engineHttp, type ExecutionRecord } from '@weft/contracts';
+import type { Actor } from '@weft/bus';
 import { sql } from 'kysely';
 import { GraphBuilder } from './fixtures/graph-builder.js';
 import { actorOf, startEngineHarness, type EngineHarness, type EngineMode } from './support/engine-harness.js';
 import { waitUntil } from './support/wait-until.js';
 
 const modes: EngineMode[] = ['embedded', 'distributed'];
+
+/** Registers In -> Double (script) -> Out in the actor's organization and runs it synchronously with `{n}`. */
+const runDoubling = async (harness: EngineHarness, actor: Actor, n: number) => {
+  const process = await harness.catalog.add(
+    new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('Double', 'scriptNode', { code: 'return { n: input.In.n * 2 };' })
+      .node('Out', 'outputNode', { fields: { n: '{{input["Double"]["n"]}}' } })
+      .edge('In', 'Double')
+      .edge('Double', 'Out')
+      .process({ organization_id: actor.organizationId }),
+  );
+  return harness.call(engineHttp.testProcess, { params: { processId: process.id }, body: { n } }, actor);
+};
 
 /**
  * A synchronous test run on an engine with a free slot is accepted and started in one commit and
@@ -28,20 +43,7 @@ describe.each(modes)('a synchronous test run (%s)', (mode) => {
     ).rows;
 
   test('stores ExecutionAccepted and ExecutionStarted in one commit and answers the finished record', async () => {
-    const process = await harness.catalog.add(
-      new GraphBuilder()
-        .node('In', 'inputNode', { triggerType: 'manual' })
-        .node('Double', 'scriptNode', { code: 'return { n: input.In.n * 2 };' })
-        .node('Out', 'outputNode', { fields: { n: '{{input["Double"]["n"]}}' } })
-        .edge('In', 'Double')
-        .edge('Double', 'Out')
-        .process({ organization_id: org }),
-    );
-    const reply = await harness.call(
-      engineHttp.testProcess,
-      { params: { processId: process.id }, body: { n: 21 } },
-      actor,
-    );
+    const reply = await runDoubling(harness, actor, 21);
     expect(reply.status).toBe(200);
     const record = reply.body as ExecutionRecord;
     expect(record).toMatchObject({ status: 'completed', output_data: { Out: { n: 42 } } });
@@ -66,20 +68,7 @@ describe.each(modes)("a run's node events (%s)", (mode) => {
   afterAll(() => harness.close());
 
   test('wait for the run to end and are committed with it, in one commit after the start', async () => {
-    const process = await harness.catalog.add(
-      new GraphBuilder()
-        .node('In', 'inputNode', { triggerType: 'manual' })
-        .node('Double', 'scriptNode', { code: 'return { n: input.In.n * 2 };' })
-        .node('Out', 'outputNode', { fields: { n: '{{input["Double"]["n"]}}' } })
-        .edge('In', 'Double')
-        .edge('Double', 'Out')
-        .process({ organization_id: org }),
-    );
-    const reply = await harness.call(
-      engineHttp.testProcess,
-      { params: { processId: process.id }, body: { n: 2 } },
-      actor,
-    );
+    const reply = await runDoubling(harness, actor, 2);
     const record = reply.body as ExecutionRecord;
     expect(record).toMatchObject({ status: 'completed', output_data: { Out: { n: 4 } } });
 

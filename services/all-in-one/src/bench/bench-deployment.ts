@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import {
   type TestDatabase,
   type WeftProcesses,
 } from '@weft/test-support';
+import { descendants } from './process-tree.js';
 
 /**
  * Weft for the engine benchmark, started as a user runs it from the built dist (the same launcher
@@ -70,28 +71,6 @@ function pssOfTree(pids: number[]): number {
     }
   }
   return (kb * 1024) / MIB;
-}
-
-function descendants(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const parent = Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]);
-      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  const found: number[] = [];
-  const walk = (id: number): void => {
-    for (const child of children.get(id) ?? []) {
-      found.push(child);
-      walk(child);
-    }
-  };
-  walk(pid);
-  return found;
 }
 
 export async function startBenchDeployment(mode: BenchMode, root: string): Promise<BenchDeployment> {

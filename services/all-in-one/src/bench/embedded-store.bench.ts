@@ -8,13 +8,14 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { runLoad } from '@weft/engine/bench';
 import { benchClient, startedBenchProcess } from './webhook-bench-process.js';
+import { descendants } from './process-tree.js';
 
 const quick = process.argv.includes('--quick');
 const SECONDS_PER_LEVEL = quick ? 3 : 8;
@@ -30,28 +31,6 @@ function cpuSeconds(statPath: string): number {
   } catch {
     return 0;
   }
-}
-
-function descendants(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const parent = Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
-      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  const found: number[] = [];
-  const walk = (id: number): void => {
-    for (const child of children.get(id) ?? []) {
-      found.push(child);
-      walk(child);
-    }
-  };
-  walk(pid);
-  return found;
 }
 
 interface CpuSample {
