@@ -161,7 +161,10 @@ export const nodeConfigSchemas: Record<string, JsonSchema> = {
         if: { required: ['kind'], properties: { kind: { const: 'email' } } },
         then: { required: ['connectionId', 'to', 'subject'] },
       },
-      { if: { required: ['kind'], properties: { kind: { const: 'webhook' } } }, then: { required: ['url', 'secret'] } },
+      {
+        if: { required: ['kind'], properties: { kind: { const: 'webhook' } } },
+        then: { required: ['url'], anyOf: [{ required: ['connectionId'] }, { required: ['secret'] }] },
+      },
       { if: { not: { required: ['kind'] } }, then: { required: ['url'] } },
       { if: { required: ['kind'], properties: { kind: { const: 'http' } } }, then: { required: ['url'] } },
     ],

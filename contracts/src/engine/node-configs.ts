@@ -109,7 +109,10 @@ export interface WebhookIntegrationConfig extends CommonNodeConfig {
   kind: 'webhook';
   url: string;
   body?: unknown;
-  secret: string;
+  /** An `http` connection: its auth headers, and its `signingSecret` (preferred to an inline secret). */
+  connectionId?: string;
+  /** Inline signing secret, stored in the process definition as written: prefer a connection's. */
+  secret?: string;
   timeoutMs?: number;
   retries?: number;
 }

@@ -38,13 +38,3 @@ export function validateAgainst(schema: JsonSchema, value: unknown): ProblemViol
   }
   return validate(value) ? [] : (validate.errors ?? []).map(violation);
 }
-
-/** Whether a user-supplied JSON Schema compiles; the compiler's message when it does not. */
-export function schemaCompileError(schema: unknown): string | undefined {
-  try {
-    new Ajv({ strict: false, allErrors: true }).compile(schema as JsonSchema);
-    return undefined;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
-}

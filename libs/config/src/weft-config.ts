@@ -199,6 +199,8 @@ export interface EventLimitsConfig {
   maxEventBytes: number;
   /** Values (node outputs, trigger data, loop items) larger than this go to blob storage (WEFT_EVENT_VALUE_INLINE_MAX_BYTES). */
   valueInlineMaxBytes: number;
+  /** Largest value an execution keeps (node output, trigger data); a node whose output is larger fails (WEFT_EVENT_VALUE_MAX_BYTES). */
+  valueMaxBytes: number;
   /** Items one loop node may iterate (WEFT_LOOP_MAX_ITEMS). */
   loopMaxItems: number;
   /** Largest script result, as JSON text, checked inside the isolate (WEFT_SCRIPT_OUTPUT_MAX_BYTES). */
@@ -214,6 +216,7 @@ function eventLimits(env: NodeJS.ProcessEnv): EventLimitsConfig {
   const limits: EventLimitsConfig = {
     maxEventBytes: integer(env, 'WEFT_EVENT_MAX_BYTES', 4 * MiB, 64 * 1024, 64 * MiB),
     valueInlineMaxBytes: integer(env, 'WEFT_EVENT_VALUE_INLINE_MAX_BYTES', 256 * 1024, 1024, 16 * MiB),
+    valueMaxBytes: integer(env, 'WEFT_EVENT_VALUE_MAX_BYTES', 16 * MiB, MiB, 1024 * MiB),
     loopMaxItems: integer(env, 'WEFT_LOOP_MAX_ITEMS', 10_000, 1, 10_000_000),
     scriptOutputMaxBytes: integer(env, 'WEFT_SCRIPT_OUTPUT_MAX_BYTES', 16 * MiB, 1024, 512 * MiB),
     streamMaxAgeSeconds: integer(env, 'WEFT_EVENTS_STREAM_MAX_AGE_SECONDS', 7 * 24 * 3600, 60, 10 * 365 * 24 * 3600),

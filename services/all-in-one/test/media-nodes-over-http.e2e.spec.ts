@@ -2,7 +2,13 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer } from 'node:net';
 import { client } from './weft-harness.js';
-import { DEPLOYMENT_START_TIMEOUT_MS, deploymentKind, type Deployment } from './support/deployment.js';
+import {
+  DEPLOYMENT_START_TIMEOUT_MS,
+  SLOW_RUN_TEST_TIMEOUT_MS,
+  SLOW_RUN_WAIT_SECONDS,
+  deploymentKind,
+  type Deployment,
+} from './support/deployment.js';
 import { useSharedDeployment } from './support/shared-deployment.js';
 
 /**
@@ -52,9 +58,10 @@ describe(`file, OCR, browser, email and webhook nodes over HTTP (${deploymentKin
   let site: Server;
   let smtp: TcpServer;
   const mails: string[] = [];
-  const hooks: { body: string; signature: string | undefined }[] = [];
+  const hooks: { body: string; signature: string | undefined; signed: string }[] = [];
   let org: { id: string; key: string };
   let connectionId: string;
+  let hookConnectionId: string;
   const as = (key: string) => client(under.baseUrl, key);
   const portOf = (server: Server | TcpServer) => (server.address() as AddressInfo).port;
 
@@ -64,7 +71,9 @@ describe(`file, OCR, browser, email and webhook nodes over HTTP (${deploymentKin
         const chunks: Buffer[] = [];
         req.on('data', (chunk: Buffer) => chunks.push(chunk));
         req.on('end', () => {
-          hooks.push({ body: Buffer.concat(chunks).toString(), signature: req.headers['x-weft-signature'] as string });
+          const body = Buffer.concat(chunks).toString();
+          const signed = `${String(req.headers['x-weft-timestamp'])}.${String(req.headers['x-weft-delivery'])}.${body}`;
+          hooks.push({ body, signature: req.headers['x-weft-signature'] as string, signed });
           res.writeHead(204).end();
         });
         return;
@@ -96,6 +105,13 @@ describe(`file, OCR, browser, email and webhook nodes over HTTP (${deploymentKin
     });
     expect(connection.status).toBe(201);
     connectionId = connection.body.id as string;
+    const hookConnection = await as(org.key)('POST', `/api/v1/connections/by-org/${org.id}`, {
+      type: 'http',
+      name: 'loopback receiver',
+      data: { signingSecret: 'hook-secret' },
+    });
+    expect(hookConnection.status).toBe(201);
+    hookConnectionId = hookConnection.body.id as string;
   }, DEPLOYMENT_START_TIMEOUT_MS);
   afterAll(async () => {
     await under?.stop();
@@ -120,107 +136,127 @@ describe(`file, OCR, browser, email and webhook nodes over HTTP (${deploymentKin
     expect(JSON.stringify(read.body)).not.toContain('smtp-e2e-secret');
   });
 
-  test('browse -> OCR -> email -> webhook runs end to end through POST /processes/test', async () => {
-    const pageUrl = `http://127.0.0.1:${portOf(site)}/order`;
-    const id = await createProcess([
-      { id: 'in', type: 'inputNode', config: { label: 'In', triggerType: 'manual' } },
-      {
-        id: 'browse',
-        type: 'webAutomationNode',
-        config: {
-          label: 'Browse',
-          allowedHosts: ['127.0.0.1'],
-          steps: [
-            { action: 'goto', url: pageUrl },
-            { action: 'extractText', selector: '#title', name: 'title' },
-            { action: 'screenshot', name: 'order.png' },
-          ],
+  test(
+    'browse -> OCR -> email -> webhook runs end to end through POST /processes/test',
+    async () => {
+      const pageUrl = `http://127.0.0.1:${portOf(site)}/order`;
+      const id = await createProcess([
+        { id: 'in', type: 'inputNode', config: { label: 'In', triggerType: 'manual' } },
+        {
+          id: 'browse',
+          type: 'webAutomationNode',
+          config: {
+            label: 'Browse',
+            allowedHosts: ['127.0.0.1'],
+            steps: [
+              { action: 'goto', url: pageUrl },
+              { action: 'extractText', selector: '#title', name: 'title' },
+              { action: 'screenshot', name: 'order.png' },
+            ],
+          },
         },
-      },
-      { id: 'scan', type: 'ocrNode', config: { label: 'Scan', file: '{{input["Browse"]["files"][0]}}' } },
-      {
-        id: 'mail',
-        type: 'integrationNode',
-        config: {
-          label: 'Mail',
-          kind: 'email',
-          connectionId,
-          to: '{{input["In"]["email"]}}',
-          subject: 'Order {{input["Browse"]["extracted"]["title"]}}',
-          text: 'See the attachment.',
-          attachments: ['{{input["Browse"]["files"][0]}}'],
+        { id: 'scan', type: 'ocrNode', config: { label: 'Scan', file: '{{input["Browse"]["files"][0]}}' } },
+        {
+          id: 'mail',
+          type: 'integrationNode',
+          config: {
+            label: 'Mail',
+            kind: 'email',
+            connectionId,
+            to: '{{input["In"]["email"]}}',
+            subject: 'Order {{input["Browse"]["extracted"]["title"]}}',
+            text: 'See the attachment.',
+            attachments: ['{{input["Browse"]["files"][0]}}'],
+          },
         },
-      },
-      {
-        id: 'hook',
-        type: 'integrationNode',
-        config: {
-          label: 'Hook',
-          kind: 'webhook',
-          url: `http://127.0.0.1:${portOf(site)}/hook`,
-          secret: 'hook-secret',
-          body: { text: '{{input["Scan"]["text"]}}', mail: '{{input["Mail"]["messageId"]}}' },
+        {
+          id: 'hook',
+          type: 'integrationNode',
+          config: {
+            label: 'Hook',
+            kind: 'webhook',
+            url: `http://127.0.0.1:${portOf(site)}/hook`,
+            connectionId: hookConnectionId,
+            body: { text: '{{input["Scan"]["text"]}}', mail: '{{input["Mail"]["messageId"]}}' },
+          },
         },
-      },
-      {
-        id: 'out',
-        type: 'outputNode',
-        config: { label: 'Out', returnToClient: true, fields: { accepted: '{{input["Mail"]["accepted"]}}' } },
-      },
-    ]);
-    const lint = await as(org.key)('POST', `/api/v1/processes/${id}/lint`);
-    expect(lint.body).toMatchObject({ valid: true });
-    const mailsBefore = mails.length;
-    const run = await as(org.key)('POST', `/api/v1/processes/test/${id}`, { email: 'ada@weft.test' });
-    expect(run.status).toBe(200);
-    expect(run.body).toMatchObject({ status: 'completed', output_data: { Out: { accepted: ['ada@weft.test'] } } });
-    const states = run.body.node_states as { node_name: string; output_data: Record<string, unknown> }[];
-    const browse = states.find((state) => state.node_name === 'Browse')!.output_data as {
-      extracted: unknown;
-      files: { name: string; url: string; contentType: string }[];
-    };
-    expect(browse.extracted).toEqual({ title: 'WEFT ORDER 42' });
-    expect(browse.files[0]).toMatchObject({ name: 'order.png', contentType: 'image/png' });
-    expect(browse.files[0]!.url).toMatch(/^weft-blob:\/\//);
-    const scan = states.find((state) => state.node_name === 'Scan')!.output_data as { text: string; pages: unknown[] };
-    expect(scan.text).toContain('WEFT ORDER 42');
-    expect(scan.pages).toHaveLength(1);
-    expect(mails.length).toBe(mailsBefore + 1);
-    expect(mails.at(-1)).toContain('Subject: Order WEFT ORDER 42');
-    expect(mails.at(-1)).toContain('filename=order.png');
-    const hook = hooks.at(-1)!;
-    expect(JSON.parse(hook.body).text).toContain('WEFT ORDER 42');
-    expect(hook.signature).toBe(`sha256=${createHmac('sha256', 'hook-secret').update(hook.body).digest('hex')}`);
-  });
+        {
+          id: 'out',
+          type: 'outputNode',
+          config: { label: 'Out', returnToClient: true, fields: { accepted: '{{input["Mail"]["accepted"]}}' } },
+        },
+      ]);
+      const lint = await as(org.key)('POST', `/api/v1/processes/${id}/lint`);
+      expect(lint.body).toMatchObject({ valid: true });
+      const mailsBefore = mails.length;
+      const run = await as(org.key)('POST', `/api/v1/processes/test/${id}?waitSeconds=${SLOW_RUN_WAIT_SECONDS}`, {
+        email: 'ada@weft.test',
+      });
+      expect(run.status).toBe(200);
+      expect(run.body).toMatchObject({ status: 'completed', output_data: { Out: { accepted: ['ada@weft.test'] } } });
+      const states = run.body.node_states as { node_name: string; output_data: Record<string, unknown> }[];
+      const browse = states.find((state) => state.node_name === 'Browse')!.output_data as {
+        extracted: unknown;
+        files: { name: string; url: string; contentType: string }[];
+      };
+      expect(browse.extracted).toEqual({ title: 'WEFT ORDER 42' });
+      expect(browse.files[0]).toMatchObject({ name: 'order.png', contentType: 'image/png' });
+      expect(browse.files[0]!.url).toMatch(/^weft-blob:\/\//);
+      const scan = states.find((state) => state.node_name === 'Scan')!.output_data as {
+        text: string;
+        pages: unknown[];
+      };
+      expect(scan.text).toContain('WEFT ORDER 42');
+      expect(scan.pages).toHaveLength(1);
+      expect(mails.length).toBe(mailsBefore + 1);
+      expect(mails.at(-1)).toContain('Subject: Order WEFT ORDER 42');
+      expect(mails.at(-1)).toContain('filename=order.png');
+      const hook = hooks.at(-1)!;
+      expect(JSON.parse(hook.body).text).toContain('WEFT ORDER 42');
+      expect(hook.signature).toBe(`sha256=${createHmac('sha256', 'hook-secret').update(hook.signed).digest('hex')}`);
+      const process = await as(org.key)('GET', `/api/v1/processes/by-id/${id}`);
+      expect(process.status).toBe(200);
+      expect(JSON.stringify(process.body)).not.toContain('hook-secret');
+    },
+    SLOW_RUN_TEST_TIMEOUT_MS,
+  );
 
-  test('bad configs are lint findings; a runtime failure names the step and its cause', async () => {
-    const bad = await createProcess([
-      { id: 'in', type: 'inputNode', config: { label: 'In', triggerType: 'manual' } },
-      { id: 'browse', type: 'webAutomationNode', config: { label: 'Browse', steps: [{ action: 'goto' }] } },
-      { id: 'mail', type: 'integrationNode', config: { label: 'Mail', kind: 'email', connectionId } },
-      { id: 'out', type: 'outputNode', config: { label: 'Out' } },
-    ]);
-    const lint = await as(org.key)('POST', `/api/v1/processes/${bad}/lint`);
-    expect(lint.body.valid).toBe(false);
-    const findings = JSON.stringify(lint.body.findings);
-    expect(findings).toContain("/config/steps/0 must have required property 'url'");
-    expect(findings).toContain('subject');
+  test(
+    'bad configs are lint findings; a runtime failure names the step and its cause',
+    async () => {
+      const bad = await createProcess([
+        { id: 'in', type: 'inputNode', config: { label: 'In', triggerType: 'manual' } },
+        { id: 'browse', type: 'webAutomationNode', config: { label: 'Browse', steps: [{ action: 'goto' }] } },
+        { id: 'mail', type: 'integrationNode', config: { label: 'Mail', kind: 'email', connectionId } },
+        { id: 'out', type: 'outputNode', config: { label: 'Out' } },
+      ]);
+      const lint = await as(org.key)('POST', `/api/v1/processes/${bad}/lint`);
+      expect(lint.body.valid).toBe(false);
+      const findings = JSON.stringify(lint.body.findings);
+      expect(findings).toContain("/config/steps/0 must have required property 'url'");
+      expect(findings).toContain('subject');
 
-    const blocked = await createProcess([
-      { id: 'in', type: 'inputNode', config: { label: 'In', triggerType: 'manual' } },
-      {
-        id: 'browse',
-        type: 'webAutomationNode',
-        config: {
-          label: 'Browse',
-          allowedHosts: ['example.test'],
-          steps: [{ action: 'goto', url: `http://127.0.0.1:${portOf(site)}/order` }],
+      const blocked = await createProcess([
+        { id: 'in', type: 'inputNode', config: { label: 'In', triggerType: 'manual' } },
+        {
+          id: 'browse',
+          type: 'webAutomationNode',
+          config: {
+            label: 'Browse',
+            allowedHosts: ['example.test'],
+            steps: [{ action: 'goto', url: `http://127.0.0.1:${portOf(site)}/order` }],
+          },
         },
-      },
-      { id: 'out', type: 'outputNode', config: { label: 'Out' } },
-    ]);
-    const run = await as(org.key)('POST', `/api/v1/processes/test/${blocked}`, {});
-    expect(run.body.status).toBe('failed');
-    expect(JSON.stringify(run.body)).toContain('host 127.0.0.1 is not in allowedHosts');
-  });
+        { id: 'out', type: 'outputNode', config: { label: 'Out' } },
+      ]);
+      const run = await as(org.key)(
+        'POST',
+        `/api/v1/processes/test/${blocked}?waitSeconds=${SLOW_RUN_WAIT_SECONDS}`,
+        {},
+      );
+      expect(run.body.status).toBe('failed');
+      expect(JSON.stringify(run.body)).toContain('host 127.0.0.1 is not in allowedHosts');
+    },
+    SLOW_RUN_TEST_TIMEOUT_MS,
+  );
 });

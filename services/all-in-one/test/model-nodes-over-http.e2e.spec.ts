@@ -3,7 +3,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { addModel } from '../../engine/src/bench/tiny-onnx-model.js';
 import { client } from './weft-harness.js';
-import { DEPLOYMENT_START_TIMEOUT_MS, deploymentKind, type Deployment } from './support/deployment.js';
+import {
+  DEPLOYMENT_START_TIMEOUT_MS,
+  SLOW_RUN_TEST_TIMEOUT_MS,
+  SLOW_RUN_WAIT_SECONDS,
+  deploymentKind,
+  type Deployment,
+} from './support/deployment.js';
 import { useSharedDeployment } from './support/shared-deployment.js';
 
 /**
@@ -104,135 +110,145 @@ describe(`model nodes over HTTP (${deploymentKind()})`, () => {
     expect(JSON.stringify(read.body)).not.toContain('sk-e2e');
   });
 
-  test('mapping -> onnx -> openai chat runs end to end through POST /processes/test', async () => {
-    const id = await createProcess(
-      [
-        { id: 'in', type: 'inputNode', config: { label: 'In', triggerType: 'manual' } },
-        {
-          id: 'extract',
-          type: 'schematizationNode',
-          config: {
-            label: 'Extract',
-            schemaId,
-            selectedDataBlocks: ['invoice'],
-            mode: 'mapping',
-            mappings: { invoice: '{ "number": In.ref, "amounts": In.lines.amount }' },
-          },
-        },
-        {
-          id: 'add',
-          type: 'mlModelNode',
-          config: {
-            label: 'Add',
-            provider: 'onnx',
-            model: onnxModel,
-            inputs: {
-              a: { data: '{{input["Extract"]["amounts"]}}', dims: [2] },
-              b: { data: [0.5, 0.5], dims: [2] },
+  test(
+    'mapping -> onnx -> openai chat runs end to end through POST /processes/test',
+    async () => {
+      const id = await createProcess(
+        [
+          { id: 'in', type: 'inputNode', config: { label: 'In', triggerType: 'manual' } },
+          {
+            id: 'extract',
+            type: 'schematizationNode',
+            config: {
+              label: 'Extract',
+              schemaId,
+              selectedDataBlocks: ['invoice'],
+              mode: 'mapping',
+              mappings: { invoice: '{ "number": In.ref, "amounts": In.lines.amount }' },
             },
           },
-        },
-        {
-          id: 'chat',
-          type: 'mlModelNode',
-          config: {
-            label: 'Chat',
-            provider: 'openai',
-            connectionId,
-            operation: 'chat',
-            messages: [{ role: 'user', content: 'sum {{input["Add"]["outputs"]["sum"]["data"]}}' }],
+          {
+            id: 'add',
+            type: 'mlModelNode',
+            config: {
+              label: 'Add',
+              provider: 'onnx',
+              model: onnxModel,
+              inputs: {
+                a: { data: '{{input["Extract"]["amounts"]}}', dims: [2] },
+                b: { data: [0.5, 0.5], dims: [2] },
+              },
+            },
           },
-        },
-        {
-          id: 'out',
-          type: 'outputNode',
-          config: { label: 'Out', returnToClient: true, fields: { reply: '{{input["Chat"]["text"]}}' } },
-        },
-      ],
-      [
-        { source_node_id: 'in', target_node_id: 'extract' },
-        { source_node_id: 'extract', target_node_id: 'add', source_handle: 'invoice' },
-        { source_node_id: 'add', target_node_id: 'chat' },
-        { source_node_id: 'chat', target_node_id: 'out' },
-      ],
-    );
-    const lint = await as(org.key)('POST', `/api/v1/processes/${id}/lint`);
-    expect(lint.body).toMatchObject({ valid: true });
-    const run = await as(org.key)('POST', `/api/v1/processes/test/${id}`, {
-      ref: 'INV-9',
-      lines: [{ amount: 1 }, { amount: 2 }],
-    });
-    expect(run.status).toBe(200);
-    expect(run.body).toMatchObject({ status: 'completed', output_data: { Out: { reply: 'echo: sum [1.5,2.5]' } } });
-    const states = run.body.node_states as { node_name: string; output_data: unknown }[];
-    expect(states.find((state) => state.node_name === 'Add')?.output_data).toEqual({
-      outputs: { sum: { data: [1.5, 2.5], dims: [2] } },
-    });
-  });
+          {
+            id: 'chat',
+            type: 'mlModelNode',
+            config: {
+              label: 'Chat',
+              provider: 'openai',
+              connectionId,
+              operation: 'chat',
+              messages: [{ role: 'user', content: 'sum {{input["Add"]["outputs"]["sum"]["data"]}}' }],
+            },
+          },
+          {
+            id: 'out',
+            type: 'outputNode',
+            config: { label: 'Out', returnToClient: true, fields: { reply: '{{input["Chat"]["text"]}}' } },
+          },
+        ],
+        [
+          { source_node_id: 'in', target_node_id: 'extract' },
+          { source_node_id: 'extract', target_node_id: 'add', source_handle: 'invoice' },
+          { source_node_id: 'add', target_node_id: 'chat' },
+          { source_node_id: 'chat', target_node_id: 'out' },
+        ],
+      );
+      const lint = await as(org.key)('POST', `/api/v1/processes/${id}/lint`);
+      expect(lint.body).toMatchObject({ valid: true });
+      const run = await as(org.key)('POST', `/api/v1/processes/test/${id}?waitSeconds=${SLOW_RUN_WAIT_SECONDS}`, {
+        ref: 'INV-9',
+        lines: [{ amount: 1 }, { amount: 2 }],
+      });
+      expect(run.status).toBe(200);
+      expect(run.body).toMatchObject({ status: 'completed', output_data: { Out: { reply: 'echo: sum [1.5,2.5]' } } });
+      const states = run.body.node_states as { node_name: string; output_data: unknown }[];
+      expect(states.find((state) => state.node_name === 'Add')?.output_data).toEqual({
+        outputs: { sum: { data: [1.5, 2.5], dims: [2] } },
+      });
+    },
+    SLOW_RUN_TEST_TIMEOUT_MS,
+  );
 
-  test('llm schematization runs through POST /processes/test; a bad config is a lint finding', async () => {
-    const id = await createProcess(
-      [
-        { id: 'in', type: 'inputNode', config: { label: 'In', triggerType: 'manual' } },
-        {
-          id: 'extract',
-          type: 'schematizationNode',
-          config: {
-            label: 'Extract',
-            schemaId,
-            selectedDataBlocks: ['customer'],
-            mode: 'llm',
-            connectionId,
-            source: '{{input["In"]["text"]}}',
+  test(
+    'llm schematization runs through POST /processes/test; a bad config is a lint finding',
+    async () => {
+      const id = await createProcess(
+        [
+          { id: 'in', type: 'inputNode', config: { label: 'In', triggerType: 'manual' } },
+          {
+            id: 'extract',
+            type: 'schematizationNode',
+            config: {
+              label: 'Extract',
+              schemaId,
+              selectedDataBlocks: ['customer'],
+              mode: 'llm',
+              connectionId,
+              source: '{{input["In"]["text"]}}',
+            },
           },
-        },
-        { id: 'out', type: 'outputNode', config: { label: 'Out', returnToClient: true } },
-      ],
-      [
-        { source_node_id: 'in', target_node_id: 'extract' },
-        { source_node_id: 'extract', target_node_id: 'out', source_handle: 'customer' },
-      ],
-    );
-    const run = await as(org.key)('POST', `/api/v1/processes/test/${id}`, { text: 'Regards, Ada' });
-    expect(run.body).toMatchObject({ status: 'completed' });
-    const states = run.body.node_states as { node_name: string; output_data: unknown; token_usage?: unknown }[];
-    const extract = states.find((state) => state.node_name === 'Extract');
-    expect(extract?.output_data).toEqual({ customer: { name: 'Ada' } });
-    expect(extract?.token_usage).toEqual({
-      model: 'm-1',
-      calls: 1,
-      prompt_tokens: 3,
-      completion_tokens: 2,
-      total_tokens: 5,
-    });
-    // The customer handle carries the customer block to Out.
-    expect(states.find((state) => state.node_name === 'Out')?.output_data).toMatchObject({
-      Extract: { name: 'Ada' },
-    });
+          { id: 'out', type: 'outputNode', config: { label: 'Out', returnToClient: true } },
+        ],
+        [
+          { source_node_id: 'in', target_node_id: 'extract' },
+          { source_node_id: 'extract', target_node_id: 'out', source_handle: 'customer' },
+        ],
+      );
+      const run = await as(org.key)('POST', `/api/v1/processes/test/${id}?waitSeconds=${SLOW_RUN_WAIT_SECONDS}`, {
+        text: 'Regards, Ada',
+      });
+      expect(run.body).toMatchObject({ status: 'completed' });
+      const states = run.body.node_states as { node_name: string; output_data: unknown; token_usage?: unknown }[];
+      const extract = states.find((state) => state.node_name === 'Extract');
+      expect(extract?.output_data).toEqual({ customer: { name: 'Ada' } });
+      expect(extract?.token_usage).toEqual({
+        model: 'm-1',
+        calls: 1,
+        prompt_tokens: 3,
+        completion_tokens: 2,
+        total_tokens: 5,
+      });
+      // The customer handle carries the customer block to Out.
+      expect(states.find((state) => state.node_name === 'Out')?.output_data).toMatchObject({
+        Extract: { name: 'Ada' },
+      });
 
-    const bad = await createProcess(
-      [
-        { id: 'in', type: 'inputNode', config: { label: 'In', triggerType: 'manual' } },
-        {
-          id: 'extract',
-          type: 'schematizationNode',
-          config: {
-            label: 'Extract',
-            schemaId,
-            selectedDataBlocks: ['customer', 'invoice'],
-            mode: 'mapping',
-            mappings: { customer: 'In' },
+      const bad = await createProcess(
+        [
+          { id: 'in', type: 'inputNode', config: { label: 'In', triggerType: 'manual' } },
+          {
+            id: 'extract',
+            type: 'schematizationNode',
+            config: {
+              label: 'Extract',
+              schemaId,
+              selectedDataBlocks: ['customer', 'invoice'],
+              mode: 'mapping',
+              mappings: { customer: 'In' },
+            },
           },
-        },
-        { id: 'out', type: 'outputNode', config: { label: 'Out' } },
-      ],
-      [
-        { source_node_id: 'in', target_node_id: 'extract' },
-        { source_node_id: 'extract', target_node_id: 'out', source_handle: 'customer' },
-      ],
-    );
-    const lint = await as(org.key)('POST', `/api/v1/processes/${bad}/lint`);
-    expect(lint.body.valid).toBe(false);
-    expect(JSON.stringify(lint.body.findings)).toContain('data block \\"invoice\\" has no mapping');
-  });
+          { id: 'out', type: 'outputNode', config: { label: 'Out' } },
+        ],
+        [
+          { source_node_id: 'in', target_node_id: 'extract' },
+          { source_node_id: 'extract', target_node_id: 'out', source_handle: 'customer' },
+        ],
+      );
+      const lint = await as(org.key)('POST', `/api/v1/processes/${bad}/lint`);
+      expect(lint.body.valid).toBe(false);
+      expect(JSON.stringify(lint.body.findings)).toContain('data block \\"invoice\\" has no mapping');
+    },
+    SLOW_RUN_TEST_TIMEOUT_MS,
+  );
 });

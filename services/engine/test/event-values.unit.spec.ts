@@ -104,4 +104,15 @@ describe('event values in blob storage', () => {
     expect(() => prepareForStorage(hugeName, events)).toThrow(/exceeds WEFT_EVENT_MAX_BYTES \(4096 bytes\)/);
     expect(await files()).toHaveLength(0);
   });
+
+  test('a value over WEFT_EVENT_VALUE_MAX_BYTES is refused, not stored anywhere', async () => {
+    const capped: EventStorage = { ...events, limits: { ...events.limits, valueMaxBytes: 2048 } };
+    expect(() => prepareForStorage(completed({ text: 'x'.repeat(3000) }), capped)).toThrow(
+      /^NodeCompleted outputData of 3011 bytes exceeds WEFT_EVENT_VALUE_MAX_BYTES \(2048 bytes\)$/,
+    );
+    expect(await files()).toHaveLength(0);
+    // Under the cap, a value still goes to blob storage as before.
+    await Promise.all(prepareForStorage(completed({ text: 'x'.repeat(1500) }), capped).blobWrites);
+    expect(await files()).toHaveLength(1);
+  });
 });

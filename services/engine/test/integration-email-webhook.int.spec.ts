@@ -1,8 +1,13 @@
 import { createHmac } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createBlobStorage } from '@weft/blob-storage';
 import type { AddressInfo } from 'node:net';
 import type { DecryptedConnection } from '@weft/contracts';
 import { SMTPServer } from 'smtp-server';
 import { integrationNodeExecutor } from '../src/adapters/nodes/integration-node.js';
+import { nodeFileSource, type NodeFileSource } from '../src/adapters/nodes/node-files.js';
 import { OutboundGuard } from '../src/adapters/http/outbound-guard.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
 import { json, startLocalHttpServer, type LocalHttpServer } from './support/local-http-server.js';
@@ -20,6 +25,8 @@ describe('integration node: email over SMTP and signed webhooks', () => {
   let smtpPort: number;
   const mails: ReceivedMail[] = [];
   let stallSmtp = false;
+  /** Delays the answer to MAIL FROM: a send is in progress, its message not yet handed over. */
+  let slowMailFromMs = 0;
   let webhooks: LocalHttpServer;
 
   beforeAll(async () => {
@@ -30,6 +37,9 @@ describe('integration node: email over SMTP and signed webhooks', () => {
       onAuth(auth, _session, callback) {
         if (auth.username === 'mailer' && auth.password === 'pw') return callback(null, { user: auth.username });
         callback(new Error('bad credentials'));
+      },
+      onMailFrom(_address, _session, callback) {
+        setTimeout(() => callback(), slowMailFromMs);
       },
       onData(stream, session, callback) {
         const chunks: Buffer[] = [];
@@ -73,7 +83,13 @@ describe('integration node: email over SMTP and signed webhooks', () => {
 
   const run = async (
     config: Record<string, unknown>,
-    options: { data?: unknown; connection?: DecryptedConnection; blockPrivate?: boolean; signal?: AbortSignal } = {},
+    options: {
+      data?: unknown;
+      connection?: DecryptedConnection;
+      blockPrivate?: boolean;
+      signal?: AbortSignal;
+      files?: NodeFileSource;
+    } = {},
   ) => {
     const g = new GraphBuilder()
       .node('In', 'inputNode', { triggerType: 'manual' })
@@ -81,9 +97,10 @@ describe('integration node: email over SMTP and signed webhooks', () => {
       .edge('In', 'Send');
     const guard = new OutboundGuard({ blockPrivate: options.blockPrivate === true });
     return runInMemory(g.snapshot(), g.id('In'), options.data ?? {}, {
-      executors: pureExecutors(integrationNodeExecutor({ guard, backoffMs: 5 })),
+      executors: pureExecutors(integrationNodeExecutor({ guard, backoffMs: 5, files: options.files })),
       connections: { 'smtp-1': options.connection ?? smtpConnection() },
       signal: options.signal,
+      organizationId: 'org',
     });
   };
 
@@ -187,7 +204,72 @@ describe('integration node: email over SMTP and signed webhooks', () => {
     }
   });
 
-  test('webhook: POSTs the JSON body with X-Weft-Signature = sha256 HMAC of the exact bytes', async () => {
+  test('a cancel or the timeout before the message is handed over means no mail is sent, however slow the server', async () => {
+    slowMailFromMs = 1_500;
+    try {
+      const before = mails.length;
+      const controller = new AbortController();
+      const cancelled = run(
+        { kind: 'email', connectionId: 'smtp-1', to: 'late@weft.test', subject: 'cancelled', timeoutMs: 60_000 },
+        { signal: controller.signal },
+      );
+      setTimeout(() => controller.abort(new Error('cancelled by test')), 300);
+      expect((await cancelled).outcome.status).not.toBe('completed');
+      const timedOut = await run({
+        kind: 'email',
+        connectionId: 'smtp-1',
+        to: 'late@weft.test',
+        subject: 'timed out',
+        timeoutMs: 500,
+      });
+      expect(timedOut.outcome).toMatchObject({
+        status: 'failed',
+        error: 'SMTP 127.0.0.1:' + smtpPort + ' timed out after 500 ms',
+      });
+      // Long after the server would have taken both messages had the sends gone on.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      expect(mails.length).toBe(before);
+    } finally {
+      slowMailFromMs = 0;
+    }
+  }, 30_000);
+
+  test('attachments larger than 25 MiB in all are refused before anything is sent', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'weft-mail-blobs-'));
+    const blobs = createBlobStorage({ dataDir, s3: undefined });
+    try {
+      const before = mails.length;
+      // One 13 MiB file of the organization, attached twice.
+      const file = await blobs.put(
+        'org/uploads/big.bin',
+        Buffer.alloc(13 * 1024 * 1024, 0x61),
+        'application/octet-stream',
+      );
+      const { outcome } = await run(
+        { kind: 'email', connectionId: 'smtp-1', to: 'a@weft.test', subject: 'big', attachments: [file, file] },
+        { files: nodeFileSource(blobs, 64 * 1024 * 1024) },
+      );
+      expect(outcome).toMatchObject({
+        status: 'failed',
+        error: `the attachments are larger than ${25 * 1024 * 1024} bytes in all`,
+      });
+      expect(mails.length).toBe(before);
+    } finally {
+      await blobs.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  /** What a receiver checks: the HMAC of "<timestamp>.<delivery>.<body>" with the shared secret. */
+  const verified = (received: { body: string; headers: Record<string, unknown> }, secret: string): boolean => {
+    const signed = `${String(received.headers['x-weft-timestamp'])}.${String(received.headers['x-weft-delivery'])}.${received.body}`;
+    return (
+      received.headers['x-weft-signature'] === `sha256=${createHmac('sha256', secret).update(signed).digest('hex')}`
+    );
+  };
+
+  test('webhook: POSTs the JSON body signed over timestamp, delivery id and the exact bytes', async () => {
+    const started = Math.floor(Date.now() / 1000);
     const { outcome, listener } = await run(
       {
         kind: 'webhook',
@@ -202,9 +284,54 @@ describe('integration node: email over SMTP and signed webhooks', () => {
     const received = webhooks.requests.at(-1)!;
     expect(received.method).toBe('POST');
     expect(JSON.parse(received.body)).toEqual({ order: 42, note: 'é' });
-    const expected = `sha256=${createHmac('sha256', 'shh').update(received.body).digest('hex')}`;
-    expect(received.headers['x-weft-signature']).toBe(expected);
+    expect(verified(received, 'shh')).toBe(true);
+    expect(verified(received, 'other')).toBe(false);
+    expect(received.headers['x-weft-delivery']).toMatch(/^[0-9a-f-]{36}\.[^.]+\.[0-9a-f]{16}$/);
+    expect(Number(received.headers['x-weft-timestamp'])).toBeGreaterThanOrEqual(started - 1);
     expect(received.headers['content-type']).toBe('application/json');
+  });
+
+  test("webhook: the secret comes from an http connection's signingSecret; retries carry the same delivery id", async () => {
+    let calls = 0;
+    const flaky = await startLocalHttpServer((_request, res) => json(res, calls++ === 0 ? 503 : 200, { ok: true }));
+    try {
+      const g = new GraphBuilder()
+        .node('In', 'inputNode', { triggerType: 'manual' })
+        .node('Send', 'integrationNode', {
+          kind: 'webhook',
+          url: `${flaky.url}/hook`,
+          connectionId: 'hook-1',
+          body: { a: 1 },
+        })
+        .edge('In', 'Send');
+      const hookConnection: DecryptedConnection = {
+        id: 'hook-1',
+        organizationId: 'org',
+        type: 'http',
+        name: 'receiver',
+        data: { signingSecret: 'from-the-connection' },
+      };
+      const { outcome } = await runInMemory(
+        g.snapshot(),
+        g.id('In'),
+        {},
+        {
+          executors: pureExecutors(
+            integrationNodeExecutor({ guard: new OutboundGuard({ blockPrivate: false }), backoffMs: 5 }),
+          ),
+          connections: { 'hook-1': hookConnection },
+        },
+      );
+      expect(outcome.status).toBe('completed');
+      const [first, second] = flaky.requests;
+      expect(verified(first!, 'from-the-connection')).toBe(true);
+      expect(second!.headers['x-weft-delivery']).toBe(first!.headers['x-weft-delivery']);
+      expect(second!.headers['x-weft-signature']).toBe(first!.headers['x-weft-signature']);
+      // The secret is never sent as a header.
+      expect(JSON.stringify(first!.headers)).not.toContain('from-the-connection');
+    } finally {
+      await flaky.close();
+    }
   });
 
   test('webhook: a target the outbound guard refuses fails the node', async () => {

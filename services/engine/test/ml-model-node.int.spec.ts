@@ -1,5 +1,5 @@
 import type { DecryptedConnection } from '@weft/contracts';
-import { addModel, tinyOnnxModel } from '../src/bench/tiny-onnx-model.js';
+import { addModel, externalDataModel, tinyOnnxModel } from '../src/bench/tiny-onnx-model.js';
 import { createNodePalette, type NodePalette } from '../src/adapters/nodes/node-palette.js';
 import type { NodeRunContext } from '../src/domain/nodes/node-executor.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
@@ -162,6 +162,62 @@ describe('mlModelNode', () => {
       error: 'model file "other-org/models/m.onnx" not found',
     });
   });
+
+  test("onnx: a model whose tensors name external files is refused before the runtime reads the engine's disk", async () => {
+    // package.json sits in the working directory: the runtime would take its bytes as the weights.
+    for (const nested of [false, true]) {
+      const model = externalDataModel('package.json', { nested });
+      const { outcome, listener } = await run({
+        provider: 'onnx',
+        model: `data:application/octet-stream;base64,${Buffer.from(model).toString('base64')}`,
+        inputs: { a: { data: [0, 0, 0, 0], dims: [4] } },
+      });
+      expect(outcome).toMatchObject({
+        status: 'failed',
+        error: expect.stringContaining('the model keeps tensor data in external files, which Weft does not load'),
+      });
+      expect(listener.output('Model')).toBeUndefined();
+    }
+  });
+
+  test('onnx: a model evicted from the cache while it runs finishes its run; a later run loads it again', async () => {
+    const single = createNodePalette({ models: { onnxMaxCachedModels: 1 } });
+    const n = 600;
+    const matMul = tinyOnnxModel({
+      op: 'MatMul',
+      inputs: [
+        { name: 'a', dims: [n, n] },
+        { name: 'b', dims: [n, n] },
+      ],
+      output: { name: 'c', dims: [n, n] },
+    });
+    const long = {
+      provider: 'onnx',
+      model: `data:application/octet-stream;base64,${Buffer.from(matMul).toString('base64')}`,
+      inputs: { a: { data: '{{input["In"]["m"]}}', dims: [n, n] }, b: { data: '{{input["In"]["m"]}}', dims: [n, n] } },
+    };
+    const ones = Array.from({ length: n * n }, () => 1);
+    const add = {
+      provider: 'onnx',
+      model: modelUrl,
+      inputs: { a: { data: [1], dims: [1] }, b: { data: [2], dims: [1] } },
+    };
+    try {
+      const running = run(long, { m: ones }, { executors: single.executors });
+      await waitUntil(() => single.onnxWorker().runsInFlight === 1, 60_000, 1);
+      // Another model takes the only cache place while the first one's inference runs.
+      const other = await run(add, {}, { executors: single.executors });
+      expect(other.outcome.status).toBe('completed');
+      const first = await running;
+      expect(first.outcome.status).toBe('completed');
+      expect((first.listener.output('Model') as { outputs: { c: { data: number[] } } }).outputs.c.data[0]).toBe(n);
+      const again = await run(long, { m: ones }, { executors: single.executors });
+      expect(again.outcome.status).toBe('completed');
+      expect(single.onnxWorker().stoppedWorkers).toBe(0);
+    } finally {
+      await single.close();
+    }
+  }, 120_000);
 
   test('onnx: a missing runtime fails the node saying what to install; other nodes are unaffected', async () => {
     const missing = createNodePalette({ runtimes: { onnxModule: 'onnxruntime-node-not-installed' } });

@@ -2,13 +2,15 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AbortableSemaphore } from '../src/adapters/nodes/abortable-semaphore.js';
 import { nodeFileSource } from '../src/adapters/nodes/node-files.js';
 import { ocrNodeExecutor } from '../src/adapters/nodes/ocr-node.js';
 import { OcrWorkers } from '../src/adapters/nodes/ocr-workers.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
 import { pureExecutors, runInMemory } from './support/run-in-memory.js';
-import { grayPixelsOf, grayTiff } from './support/gray-tiff.js';
+import { grayPixelsOf, grayTiff, sharedStripTiff } from './support/gray-tiff.js';
 import { textPdf } from './support/text-pdf.js';
+import { waitUntil } from './support/wait-until.js';
 
 const dataUrl = (name: string, type: string, bytes: Buffer) => ({
   name,
@@ -18,11 +20,11 @@ const dataUrl = (name: string, type: string, bytes: Buffer) => ({
 });
 
 /** The PNG pdftoppm renders of a PDF page: an image with known text, made at test time. */
-function pngOf(pdf: Buffer): Buffer {
+function pngOf(pdf: Buffer, dpi = 150): Buffer {
   const folder = mkdtempSync(join(tmpdir(), 'weft-ocr-test-'));
   try {
     writeFileSync(join(folder, 'in.pdf'), pdf);
-    execFileSync('pdftoppm', ['-r', '150', '-png', '-singlefile', 'in.pdf', 'out'], { cwd: folder });
+    execFileSync('pdftoppm', ['-r', String(dpi), '-png', '-singlefile', 'in.pdf', 'out'], { cwd: folder });
     return readFileSync(join(folder, 'out.png'));
   } finally {
     rmSync(folder, { recursive: true, force: true });
@@ -32,11 +34,12 @@ function pngOf(pdf: Buffer): Buffer {
 describe('OCR node (tesseract.js with registry language data, pdftoppm for PDFs)', () => {
   // One worker for the whole file: starting Tesseract is the expensive part.
   const workers = new OcrWorkers(1);
+  const decoders = new AbortableSemaphore(1);
   afterAll(() => workers.close());
 
   const run = async (
     config: Record<string, unknown>,
-    options: { pdftoppm?: string; signal?: AbortSignal; maxPixels?: number } = {},
+    options: { pdftoppm?: string; signal?: AbortSignal; maxPixels?: number; maxPages?: number } = {},
   ) => {
     const g = new GraphBuilder()
       .node('In', 'inputNode', { triggerType: 'manual' })
@@ -44,8 +47,9 @@ describe('OCR node (tesseract.js with registry language data, pdftoppm for PDFs)
       .edge('In', 'Scan');
     const executor = ocrNodeExecutor({
       workers,
+      decoders,
       files: nodeFileSource(undefined),
-      maxPages: 5,
+      maxPages: options.maxPages ?? 5,
       timeoutMs: 60_000,
       maxPixels: options.maxPixels ?? 40_000_000,
       pdftoppm: options.pdftoppm,
@@ -113,6 +117,7 @@ describe('OCR node (tesseract.js with registry language data, pdftoppm for PDFs)
     const missing = new OcrWorkers(1, () => Promise.reject(new Error("Cannot find module 'tesseract.js'")));
     const executor = ocrNodeExecutor({
       workers: missing,
+      decoders: new AbortableSemaphore(1),
       files: nodeFileSource(undefined),
       maxPixels: 1_000_000,
       maxPages: 1,
@@ -129,6 +134,13 @@ describe('OCR node (tesseract.js with registry language data, pdftoppm for PDFs)
       status: 'failed',
       error: expect.stringContaining('install the npm package tesseract.js'),
     });
+  });
+
+  test('a worker that cannot start fails every job waiting for it, not only the first', async () => {
+    const missing = new OcrWorkers(1, () => Promise.reject(new Error("Cannot find module 'tesseract.js'")));
+    const jobs = [1, 2, 3].map(() => missing.recognize(pngHeader(10, 10), ['eng'], new AbortController().signal));
+    const settled = await Promise.allSettled(jobs);
+    expect(settled.map((job) => job.status)).toEqual(['rejected', 'rejected', 'rejected']);
   });
 
   test('a timeout fails the node; the pool still works afterwards', async () => {
@@ -148,6 +160,62 @@ describe('OCR node (tesseract.js with registry language data, pdftoppm for PDFs)
     );
     expect(outcome.status).not.toBe('completed');
   });
+
+  test('a timeout that fires before the recognition starts fails only that node; the engine and the pool go on', async () => {
+    // Stopped before, during and right after the job reaches a worker: nothing may end the process.
+    for (const timeoutMs of [1, 2, 5, 20]) {
+      const { outcome } = await run({ file: dataUrl('scan.png', 'image/png', pngOf(textPdf(['EARLY']))), timeoutMs });
+      expect(['failed', 'completed']).toContain(outcome.status);
+    }
+    const again = await run({ file: dataUrl('scan.png', 'image/png', pngOf(textPdf(['STILL HERE 3']))) });
+    expect((again.listener.output('Scan') as { text: string }).text).toContain('STILL HERE 3');
+  });
+
+  test("a stopped recognition ends only its own worker: another execution's job, running or queued, completes", async () => {
+    const pair = new OcrWorkers(2);
+    try {
+      const image = pngOf(textPdf(['OTHER TENANT 5']));
+      // 1200 dpi: a 10200x3333 image, seconds of recognition (2 s on an idle machine), so the
+      // cancel lands while it runs; the first run also leaves a started worker idle for it.
+      const slow = pngOf(textPdf(['STOPPED 1']), 1200);
+      await pair.recognize(slow, ['eng'], new AbortController().signal);
+      const cancel = new AbortController();
+      const stopped = pair.recognize(slow, ['eng'], cancel.signal);
+      const others = [1, 2, 3].map(() => pair.recognize(image, ['eng'], new AbortController().signal));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      cancel.abort(new Error('cancelled'));
+      await expect(stopped).rejects.toThrow('cancelled');
+      for (const page of await Promise.all(others)) expect(page.text).toContain('OTHER TENANT 5');
+      expect(pair.stoppedWorkers).toBe(1);
+    } finally {
+      await pair.close();
+    }
+  }, 120_000);
+
+  test('TIFF pages are decoded off the event loop, one at a time, and the decoding stops with the node', async () => {
+    // 30 pages of 6000x6000 pixels in a few KB: minutes of decoding if it ran to the end.
+    const bomb = sharedStripTiff(30, 6000, 6000);
+    expect(bomb.length).toBeLessThan(100_000);
+    let longestGap = 0;
+    let last = Date.now();
+    const ticker = setInterval(() => {
+      longestGap = Math.max(longestGap, Date.now() - last);
+      last = Date.now();
+    }, 10);
+    const started = Date.now();
+    try {
+      const { outcome } = await run(
+        { file: dataUrl('bomb.tif', 'image/tiff', bomb), timeoutMs: 1500 },
+        { maxPages: 50 },
+      );
+      expect(outcome).toMatchObject({ status: 'failed', error: 'OCR timed out after 1500 ms' });
+    } finally {
+      clearInterval(ticker);
+    }
+    // Bounds far above the expected values (a decode in the event loop took 2.7 s per page here).
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(longestGap).toBeLessThan(2_000);
+  }, 120_000);
 
   test('an image declaring more pixels than WEFT_OCR_MAX_PIXELS is refused before a worker decodes it', async () => {
     // A valid PNG header claiming 100000 x 100000 pixels: a few bytes that would decode to 10 GB.
@@ -183,6 +251,20 @@ describe('OCR node (tesseract.js with registry language data, pdftoppm for PDFs)
     expect(output.pages.map((page) => page.text.trim())).toEqual(['TIFF PAGE 1', 'SECOND SHEET 2']);
     expect(output.pages[1]!.words.map((word) => word.text)).toEqual(['SECOND', 'SHEET', '2']);
     expect(output.text).toContain('TIFF PAGE 1');
+  });
+
+  test('a TIFF waits for a free decoder slot before a thread decodes it', async () => {
+    const tiff = grayTiff([grayPixelsOf(textPdf(['WAITED TURN']))]);
+    await decoders.acquire(new AbortController().signal);
+    const running = run({ file: dataUrl('scan.tif', 'image/tiff', tiff) });
+    try {
+      await waitUntil(() => decoders.queued === 1);
+    } finally {
+      decoders.release();
+    }
+    const { outcome, listener } = await running;
+    expect(outcome.status).toBe('completed');
+    expect((listener.output('Scan') as { text: string }).text.trim()).toBe('WAITED TURN');
   });
 
   test('a TIFF page declaring more pixels than WEFT_OCR_MAX_PIXELS is refused before anything decodes it', async () => {

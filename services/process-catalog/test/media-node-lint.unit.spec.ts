@@ -22,10 +22,32 @@ describe('lint of the email, webhook, OCR and web automation nodes', () => {
     ).toEqual([]);
   });
 
-  test('a webhook integration needs its url and secret', () => {
-    expect(findings('integrationNode', { label: 'Hook', kind: 'webhook', url: 'https://x.test' }).join('\n')).toMatch(
-      /secret/,
+  test('a webhook integration needs its url and a connection (its signingSecret) or a secret', () => {
+    const missing = findings('integrationNode', { label: 'Hook', kind: 'webhook', url: 'https://x.test' }).join('\n');
+    expect(missing).toMatch(/connectionId/);
+    expect(missing).toMatch(/secret/);
+    expect(
+      findings('integrationNode', { label: 'Hook', kind: 'webhook', url: 'https://x.test', connectionId: 'c' }),
+    ).toEqual([]);
+    expect(findings('integrationNode', { label: 'Hook', kind: 'webhook', url: 'https://x.test', secret: 's' })).toEqual(
+      [],
     );
+  });
+
+  test("a webhook's connection is an http connection", () => {
+    const hook = { label: 'Hook', kind: 'webhook', url: 'https://x.test', connectionId: 'c-2' };
+    const lint = (type: string) =>
+      lintProcess(
+        { nodes: [node('integrationNode', hook)], edges: [] },
+        new Map(),
+        new Map([['c-2', { id: 'c-2', type }]]),
+      )
+        .findings.filter((finding) => finding.check === 'node-config')
+        .map((finding) => finding.message);
+    expect(lint('http')).toEqual([]);
+    expect(lint('smtp')).toEqual([
+      'node "Hook" (integrationNode): /config/connectionId: connection "c-2" is a smtp connection; it must be http',
+    ]);
   });
 
   test('OCR and web automation nodes are checked against their config contracts', () => {

@@ -59,6 +59,11 @@ export class CatchUpLoop {
           loaded = true;
         }
         const seen = store.appendSignal.current;
+        if (this.config.eventTypes === undefined) {
+          if (await this.readEverything()) continue;
+          await store.appendSignal.wait(seen, pollMs, this.stopping.signal);
+          continue;
+        }
         const head = await store.headPosition();
         if (head > this.reached) {
           const events = await store.readAll({
@@ -80,6 +85,22 @@ export class CatchUpLoop {
         await sleep(this.config.retryMs ?? pollMs, this.stopping.signal);
       }
     }
+  }
+
+  /**
+   * Without a type filter no head is needed: appends are serialized (the store's append lock is
+   * held until commit), so the events after the checkpoint that a read sees are all that were
+   * committed below the last of them. One statement per wake-up instead of two. True when a full
+   * batch came back (more may follow at once).
+   */
+  private async readEverything(): Promise<boolean> {
+    const { store, batchSize } = this.config;
+    const events = await store.readAll({ fromPosition: this.reached, limit: batchSize });
+    if (events.length === 0) return false;
+    const reached = events[events.length - 1]!.position;
+    await this.config.handleBatch(events, reached);
+    this.advance(reached);
+    return events.length === batchSize;
   }
 
   private advance(position: number): void {

@@ -49,6 +49,14 @@ const root = resolve(__dirname, '../../../..');
 /** A beforeAll that starts a deployment waits this long: separate processes start slowly on a loaded 2-core machine. */
 export const DEPLOYMENT_START_TIMEOUT_MS = 240_000;
 
+/**
+ * A synchronous run of heavy nodes (a browser's first launch, OCR's first worker) may take longer
+ * than the default 30 s wait on a loaded 2-core machine, and would then answer 202: such tests ask
+ * for this wait, and take the test timeout below.
+ */
+export const SLOW_RUN_WAIT_SECONDS = 150;
+export const SLOW_RUN_TEST_TIMEOUT_MS = (SLOW_RUN_WAIT_SECONDS + 60) * 1000;
+
 export const DEPLOYMENT_KEY = 'weft_e2e_deployment_key_0123456789abcdef';
 
 export interface DeploymentOptions {

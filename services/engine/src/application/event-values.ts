@@ -20,12 +20,26 @@ export interface EventSizeLimits {
   maxEventBytes: number;
   /** WEFT_EVENT_VALUE_INLINE_MAX_BYTES: larger values go to blob storage. */
   valueInlineMaxBytes: number;
+  /**
+   * WEFT_EVENT_VALUE_MAX_BYTES: no larger value (a node's output, the trigger's data) is kept: the
+   * node fails. An execution holds its nodes' outputs for their children, so this bounds the
+   * memory one node can make it hold, whatever the node type.
+   */
+  valueMaxBytes?: number;
 }
 
 export const DEFAULT_EVENT_SIZE_LIMITS: EventSizeLimits = {
   maxEventBytes: 4 * 1024 * 1024,
   valueInlineMaxBytes: 256 * 1024,
+  valueMaxBytes: 16 * 1024 * 1024,
 };
+
+/** A value over WEFT_EVENT_VALUE_MAX_BYTES: refused like an oversize event. */
+export class ValueTooLargeError extends ProblemError {
+  constructor(type: string, field: string, bytes: number, max: number) {
+    super(413, `${type} ${field} of ${bytes} bytes exceeds WEFT_EVENT_VALUE_MAX_BYTES (${max} bytes)`);
+  }
+}
 
 export interface EventStorage {
   limits: EventSizeLimits;
@@ -69,6 +83,8 @@ export function prepareForStorage(event: ExecutionEvent, storage: EventStorage):
     if (data[field] === undefined) continue;
     const json = JSON.stringify(data[field]);
     const bytes = bytesOf(json);
+    const maxValueBytes = limits.valueMaxBytes ?? DEFAULT_EVENT_SIZE_LIMITS.valueMaxBytes!;
+    if (bytes > maxValueBytes) throw new ValueTooLargeError(event.type, field, bytes, maxValueBytes);
     if (bytes > limits.valueInlineMaxBytes && values) {
       const key = `execution-values/${event.data.executionId}/${randomUUID()}.json`;
       const ref: StoredValueRef = { url: blobUrlOf(key), size: bytes };

@@ -5,7 +5,7 @@ import { mergeNodeInput, outputKey } from '../domain/graph/node-input.js';
 import { storableText, toJsonValue } from '../domain/graph/json-value.js';
 import { resolveTemplates } from '../domain/graph/templates.js';
 import type { NodeExecutorRegistry, NodeResult, NodeRunContext } from '../domain/nodes/node-executor.js';
-import { EventTooLargeError } from './event-values.js';
+import { EventTooLargeError, ValueTooLargeError } from './event-values.js';
 import { sleepUntil } from './long-timer.js';
 
 /**
@@ -223,7 +223,8 @@ export async function runGraph(input: RunGraphInput): Promise<RunOutcome> {
         try {
           recorded = input.listener.nodeStarted(node, nodeInput, iteration, startedAt, origin);
         } catch (error) {
-          if (error instanceof EventTooLargeError) throw new NodeRunFailed(node, error.message);
+          if (error instanceof EventTooLargeError || error instanceof ValueTooLargeError)
+            throw new NodeRunFailed(node, error.message);
           throw error;
         }
         if (recorded) await recorded;
@@ -300,7 +301,7 @@ export async function runGraph(input: RunGraphInput): Promise<RunOutcome> {
         try {
           input.listener.nodeCompleted(node, completed, iteration, at, at.getTime() - startedAt.getTime());
         } catch (error) {
-          if (!(error instanceof EventTooLargeError)) throw error;
+          if (!(error instanceof EventTooLargeError || error instanceof ValueTooLargeError)) throw error;
           input.listener.nodeFailed(node, error.message, iteration, at, at.getTime() - startedAt.getTime());
           throw new NodeRunFailed(node, error.message);
         }

@@ -67,3 +67,37 @@ export const addModel = (): Uint8Array =>
     ],
     output: { name: 'sum', dims: ['n'] },
   });
+
+/** TensorProto of a float vector whose data lives in the file `location` (ONNX "external data"). */
+const externalTensor = (name: string, length: number, location: string): number[] => [
+  ...fieldVarint(1, length),
+  ...fieldVarint(2, FLOAT),
+  ...fieldBytes(8, name),
+  ...fieldBytes(13, [...fieldBytes(1, 'location'), ...fieldBytes(2, location)]),
+  ...fieldVarint(14, 1),
+];
+
+/**
+ * `sum = a + b` where `b` is an initializer kept in the external file `location`, the way a model
+ * could ask the runtime to read a file of the engine's disk. `nested` puts it inside a Constant
+ * node's tensor attribute instead of the graph's initializers.
+ */
+export function externalDataModel(location: string, options: { nested?: boolean } = {}): Uint8Array {
+  const weights = externalTensor('b', 4, location);
+  const add = [...fieldBytes(1, 'a'), ...fieldBytes(1, 'b'), ...fieldBytes(2, 'sum'), ...fieldBytes(4, 'Add')];
+  // A Constant node: output "b", attribute "value" (AttributeProto name = 1, t = 5, type TENSOR = 4).
+  const constant = [
+    ...fieldBytes(2, 'b'),
+    ...fieldBytes(4, 'Constant'),
+    ...fieldBytes(5, [...fieldBytes(1, 'value'), ...fieldBytes(5, weights), ...fieldVarint(20, 4)]),
+  ];
+  const graph = [
+    ...(options.nested ? fieldBytes(1, constant) : []),
+    ...fieldBytes(1, add),
+    ...fieldBytes(2, 'external'),
+    ...(options.nested ? [] : fieldBytes(5, weights)),
+    ...fieldBytes(11, tensorInfo('a', [4])),
+    ...fieldBytes(12, tensorInfo('sum', [4])),
+  ];
+  return Uint8Array.from([...fieldVarint(1, 8), ...fieldBytes(7, graph), ...fieldBytes(8, fieldVarint(2, 13))]);
+}

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
 
 /** Gray pixels of a PDF's first page as pdftoppm renders them (a PGM, parsed here). */
 export function grayPixelsOf(pdf: Buffer, dpi = 150): { width: number; height: number; pixels: Buffer } {
@@ -67,4 +68,46 @@ export function grayTiff(pages: { width: number; height: number; pixels: Buffer 
   const tiff = Buffer.concat(parts);
   for (const { at, value } of patches) tiff.writeUInt32LE(value, at);
   return tiff;
+}
+
+/**
+ * A small file that decodes to many large pages: `pages` directories of `width`x`height` white
+ * pixels, all pointing at one Deflate strip (a few KB). Each page passes the pixel budget; decoding
+ * them all takes seconds of CPU per page.
+ */
+export function sharedStripTiff(pages: number, width: number, height: number): Buffer {
+  const strip = deflateSync(Buffer.alloc(width * height, 0xff), { level: 9 });
+  const padded = Buffer.concat([strip, Buffer.alloc(strip.length % 2)]);
+  const entries = 9;
+  const directorySize = 2 + entries * 12 + 4;
+  const firstDirectory = 8 + padded.length;
+  const header = Buffer.from([0x49, 0x49, 42, 0, 0, 0, 0, 0]);
+  header.writeUInt32LE(firstDirectory, 4);
+  const directories = Buffer.alloc(directorySize * pages);
+  for (let page = 0; page < pages; page++) {
+    let at = page * directorySize;
+    directories.writeUInt16LE(entries, at);
+    at += 2;
+    const tags: [number, number, number][] = [
+      [256, 4, width],
+      [257, 4, height],
+      [258, 3, 8],
+      [259, 3, 8], // Deflate
+      [262, 3, 1],
+      [273, 4, 8], // every page's strip is the same one
+      [277, 3, 1],
+      [278, 4, height],
+      [279, 4, strip.length],
+    ];
+    for (const [tag, type, value] of tags) {
+      directories.writeUInt16LE(tag, at);
+      directories.writeUInt16LE(type, at + 2);
+      directories.writeUInt32LE(1, at + 4);
+      if (type === 3) directories.writeUInt16LE(value, at + 8);
+      else directories.writeUInt32LE(value, at + 8);
+      at += 12;
+    }
+    directories.writeUInt32LE(page + 1 < pages ? firstDirectory + (page + 1) * directorySize : 0, at);
+  }
+  return Buffer.concat([header, padded, directories]);
 }

@@ -33,6 +33,8 @@ export async function runInMemory(
     completed?: ReadonlyMap<string, CompletedNode>;
     firstStarts?: ReadonlyMap<string, Date>;
     connections?: Record<string, DecryptedConnection>;
+    /** The running organization (default: a new id), for tests of its files. */
+    organizationId?: string;
   } = {},
 ): Promise<InMemoryRun> {
   const listener = new RecordingListener();
@@ -41,7 +43,7 @@ export async function runInMemory(
     executors: options.executors ?? pureExecutors(),
     executionId: crypto.randomUUID(),
     processId: crypto.randomUUID(),
-    organizationId: crypto.randomUUID(),
+    organizationId: options.organizationId ?? crypto.randomUUID(),
     triggerNodeId,
     triggerData,
     completed: options.completed,

@@ -15,6 +15,8 @@ interface GatedPullLoopOptions {
 
 /** How long one pull waits for a message on an empty queue before asking again. */
 const PULL_EXPIRES_MS = 5_000;
+/** Pause after a failed pull before the next one. */
+const PULL_RETRY_MS = 1_000;
 /**
  * How long a message that arrived when every gate slot was taken waits for one here before it goes
  * back to the stream for another replica. A pull asks for messages while slots are free, but a
@@ -61,25 +63,41 @@ export async function gatedPullLoop(js: JetStreamClient, options: GatedPullLoopO
     }
   };
 
+  /** One pull: as many messages as there are free slots, each handed to a handler. */
+  const pullOnce = async (): Promise<void> => {
+    const wanted = Math.max(1, Math.min(options.concurrency - inFlight.size, options.gate.free()));
+    pull = await consumer.fetch({ max_messages: wanted, expires: PULL_EXPIRES_MS });
+    // Stopped while the pull was being set up: end it now rather than when it expires.
+    if (stopping) await pull.close().catch(() => undefined);
+    for await (const msg of pull) {
+      const release = await gateSlotFor();
+      if (!release) {
+        msg.nak();
+        continue;
+      }
+      void inFlight.track(options.handle(msg)).finally(() => {
+        release();
+        handlerSlots.shift()?.();
+      });
+    }
+  };
+
   const loop = (async () => {
     while (!stopping) {
       await Promise.race([freeHandler(), stopped]);
       await Promise.race([options.gate.whenFree(), stopped]);
       if (stopping) break;
-      const wanted = Math.max(1, Math.min(options.concurrency - inFlight.size, options.gate.free()));
-      pull = await consumer.fetch({ max_messages: wanted, expires: PULL_EXPIRES_MS });
-      // Stopped while the pull was being set up: end it now rather than when it expires.
-      if (stopping) await pull.close().catch(() => undefined);
-      for await (const msg of pull) {
-        const release = await gateSlotFor();
-        if (!release) {
-          msg.nak();
-          continue;
-        }
-        void inFlight.track(options.handle(msg)).finally(() => {
-          release();
-          handlerSlots.shift()?.();
-        });
+      try {
+        await pullOnce();
+      } catch (error) {
+        // A pull that fails (the server busy or restarting, missed heartbeats, the consumer gone
+        // for a moment) must not end the loop: this replica would never take work again while the
+        // others fill up. Messages it held go back after ack_wait.
+        if (stopping) break;
+        options.logger.warn({ err: error, durable: options.durable }, 'pull failed; pulling again');
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([stopped, new Promise<void>((resolve) => (timer = setTimeout(resolve, PULL_RETRY_MS)))]);
+        clearTimeout(timer);
       }
     }
   })().catch((error: unknown) => options.logger.error({ err: error, durable: options.durable }, 'pull loop failed'));

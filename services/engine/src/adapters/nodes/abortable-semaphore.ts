@@ -9,6 +9,11 @@ export class AbortableSemaphore {
 
   constructor(private readonly limit: number) {}
 
+  /** Holders waiting for a turn. */
+  get queued(): number {
+    return this.waiting.length;
+  }
+
   async acquire(signal: AbortSignal): Promise<void> {
     signal.throwIfAborted();
     if (this.held < this.limit) {

@@ -1,3 +1,4 @@
+import { connect, type Socket } from 'node:net';
 import type { DecryptedConnection, EmailIntegrationConfig } from '@weft/contracts';
 import nodemailer from 'nodemailer';
 import { NodeFailure, type NodeRunContext } from '../../domain/nodes/node-executor.js';
@@ -8,9 +9,13 @@ import type { NodeFileSource } from './node-files.js';
  * `integrationNode` with `kind: "email"`: one message through the SMTP server of an `smtp`
  * connection (`{host, port, secure, username, password, from}`), attachments read from blob
  * storage. The host goes through the outbound guard and the message is sent to the address it
- * checked (TLS still verifies the host name).
+ * checked (TLS still verifies the host name), over a socket opened here: a cancel or the timeout
+ * destroys it, so no part of the message is sent after the node stopped (nodemailer's own `close`
+ * does not stop a send in progress). A mail the server accepted before that stays sent.
  */
 const DEFAULT_TIMEOUT_MS = 30_000;
+/** Most bytes of all attachments of one message: what common mail servers take (Gmail: 25 MB). */
+export const MAX_ATTACHMENT_BYTES = 25 * 1024 * 1024;
 
 const text = (value: unknown): string =>
   typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
@@ -60,13 +65,18 @@ export async function sendEmail(
     if (error instanceof OutboundBlockedError) throw new NodeFailure(error.message);
     throw new NodeFailure(`SMTP server ${smtp.host}:${smtp.port} cannot be resolved: ${(error as Error).message}`);
   }
-  const attachments = await Promise.all(
-    (config.attachments ?? []).map(async (reference) => {
-      const file = await deps.files.read(reference, context.organizationId);
-      return { filename: file.name, content: file.bytes, contentType: file.contentType };
-    }),
-  );
+  // One at a time, counting: the same large file listed many times is refused, not read many times.
+  const attachments: { filename: string; content: Buffer; contentType: string }[] = [];
+  let attachedBytes = 0;
+  for (const reference of config.attachments ?? []) {
+    const file = await deps.files.read(reference, context.organizationId);
+    attachedBytes += file.bytes.byteLength;
+    if (attachedBytes > MAX_ATTACHMENT_BYTES)
+      throw new NodeFailure(`the attachments are larger than ${MAX_ATTACHMENT_BYTES} bytes in all`);
+    attachments.push({ filename: file.name, content: file.bytes, contentType: file.contentType });
+  }
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const sockets = new Set<Socket>();
   const transport = nodemailer.createTransport({
     host: address,
     port: smtp.port,
@@ -76,11 +86,32 @@ export async function sendEmail(
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
     socketTimeout: timeoutMs,
-  });
-  const abort = (): void => transport.close();
-  const timer = setTimeout(abort, timeoutMs);
+    getSocket: (_options: unknown, callback: (error: Error | null, socket: { connection: Socket } | false) => void) => {
+      const socket = connect({ host: address, port: smtp.port });
+      sockets.add(socket);
+      let answered = false;
+      const answer = (error: Error | null): void => {
+        if (answered) return;
+        answered = true;
+        if (error) callback(error, false);
+        else callback(null, { connection: socket });
+      };
+      socket.once('connect', () => answer(null));
+      socket.once('error', (error) => answer(error));
+    },
+  } as Parameters<typeof nodemailer.createTransport>[0]);
+  let timedOut = false;
+  const abort = (): void => {
+    for (const socket of sockets) socket.destroy();
+    transport.close();
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    abort();
+  }, timeoutMs);
   context.signal.addEventListener('abort', abort, { once: true });
   try {
+    context.signal.throwIfAborted();
     const info = await transport.sendMail({
       from: smtp.from,
       to,
@@ -96,6 +127,7 @@ export async function sendEmail(
     return { messageId: info.messageId, accepted };
   } catch (error) {
     context.signal.throwIfAborted();
+    if (timedOut) throw new NodeFailure(`SMTP ${smtp.host}:${smtp.port} timed out after ${timeoutMs} ms`);
     throw new NodeFailure(`SMTP ${smtp.host}:${smtp.port} failed: ${(error as Error).message}`);
   } finally {
     clearTimeout(timer);

@@ -5,7 +5,7 @@ import { readCappedBody, ResponseTooLargeError } from '../http/capped-body.js';
 import { guardedFetch, OutboundBlockedError, OutboundGuard } from '../http/outbound-guard.js';
 import { sendEmail } from './email-integration.js';
 import { nodeFileSource, type NodeFileSource } from './node-files.js';
-import { signedWebhookRequest } from './webhook-integration.js';
+import { signedWebhookRequest, webhookSecret } from './webhook-integration.js';
 
 /**
  * HTTP request node on Node's fetch: method, URL, headers, query, JSON/form/text body, auth from
@@ -128,7 +128,11 @@ export const integrationNodeExecutor = (options: IntegrationNodeOptions = {}): N
         output: await sendEmail(integration, context, { guard, files: options.files ?? nodeFileSource(undefined) }),
       };
     }
-    const webhook = integration.kind === 'webhook' ? signedWebhookRequest(integration) : undefined;
+    const connection = integration.connectionId ? await context.connection(integration.connectionId) : undefined;
+    const webhook =
+      integration.kind === 'webhook'
+        ? signedWebhookRequest(integration, webhookSecret(integration, connection), context)
+        : undefined;
     // A webhook is a POST whose body is already serialized (the signature covers those bytes).
     const config: HttpIntegrationConfig =
       integration.kind === 'webhook' ? { ...integration, kind: 'http', method: 'POST', body: undefined } : integration;
@@ -145,7 +149,7 @@ export const integrationNodeExecutor = (options: IntegrationNodeOptions = {}): N
     }
     const headers: Record<string, string> = {};
     for (const [key, value] of Object.entries(config.headers ?? {})) headers[key.toLowerCase()] = asText(value);
-    const credentials = config.connectionId ? authHeaders(await context.connection(config.connectionId)) : {};
+    const credentials = connection ? authHeaders(connection) : {};
     Object.assign(headers, credentials, webhook?.headers);
     const body = webhook ? webhook.body : buildBody(config, headers);
     const method = config.method ?? (body === undefined ? 'GET' : 'POST');

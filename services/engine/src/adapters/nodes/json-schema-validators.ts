@@ -1,4 +1,5 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { tenantSchemaAjv } from '@weft/contracts';
 
 /**
  * Compiled JSON schemas of data blocks and response schemas, by their JSON text: compiling is
@@ -7,7 +8,8 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 const MAX_COMPILED = 500;
 
 export class JsonSchemaValidators {
-  private readonly ajv = new Ajv({ allErrors: true, strict: false });
+  /** Users' schemas: their patterns run in linear time (RE2). */
+  private readonly ajv = tenantSchemaAjv();
   private readonly compiled = new Map<string, ValidateFunction>();
 
   /** Violations of `value` as `<path> <message>` lines; empty when valid. Throws when the schema does not compile. */

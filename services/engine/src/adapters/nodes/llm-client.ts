@@ -121,11 +121,13 @@ export class LlmEndpoint {
 
   private async post(path: string, body: unknown, call: LlmCallOptions): Promise<unknown> {
     const target = `${this.baseUrl}${path}`;
+    // Errors name the endpoint without credentials a base URL may carry (https://user:key@host).
+    const shown = withoutCredentials(target);
     let url: URL;
     try {
       url = new URL(target);
     } catch {
-      throw new NodeFailure(`invalid llm baseUrl "${this.baseUrl}"`);
+      throw new NodeFailure(`invalid llm baseUrl "${withoutCredentials(this.baseUrl)}"`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new NodeFailure(`unsupported llm baseUrl scheme ${url.protocol}`);
@@ -147,20 +149,31 @@ export class LlmEndpoint {
       );
       const text = new TextDecoder().decode(await readCappedBody(response, this.options.responseMaxBytes));
       if (response.status >= 400) {
-        throw new NodeFailure(`POST ${target} answered ${response.status}: ${text.slice(0, 500)}`);
+        throw new NodeFailure(`POST ${shown} answered ${response.status}: ${text.slice(0, 500)}`);
       }
       try {
         return JSON.parse(text);
       } catch {
-        throw new NodeFailure(`POST ${target} answered with a body that is not JSON: ${text.slice(0, 200)}`);
+        throw new NodeFailure(`POST ${shown} answered with a body that is not JSON: ${text.slice(0, 200)}`);
       }
     } catch (error) {
       if (error instanceof NodeFailure || call.signal.aborted) throw error;
-      if (timeout.aborted) throw new NodeFailure(`POST ${target} timed out after ${call.timeoutMs} ms`);
+      if (timeout.aborted) throw new NodeFailure(`POST ${shown} timed out after ${call.timeoutMs} ms`);
       if (error instanceof OutboundBlockedError || error instanceof ResponseTooLargeError) {
-        throw new NodeFailure(`POST ${target} failed: ${error.message}`);
+        throw new NodeFailure(`POST ${shown} failed: ${error.message}`);
       }
-      throw new NodeFailure(`POST ${target} failed: ${String((error as Error).cause ?? error)}`);
+      throw new NodeFailure(`POST ${shown} failed: ${String((error as Error).cause ?? error)}`);
     }
+  }
+}
+
+function withoutCredentials(target: string): string {
+  try {
+    const url = new URL(target);
+    url.username = '';
+    url.password = '';
+    return url.toString();
+  } catch {
+    return target.replace(/\/\/[^/@]*@/, '//');
   }
 }

@@ -10,6 +10,7 @@ import { OutboundGuard } from '../http/outbound-guard.js';
 import { ProtectedEndpoint, type Resolver } from '../http/protected-endpoint.js';
 import { integrationNodeExecutor, type BlobSink } from './integration-node.js';
 import { nodeFileSource, type NodeFileSource } from './node-files.js';
+import { AbortableSemaphore } from './abortable-semaphore.js';
 import { ocrNodeExecutor } from './ocr-node.js';
 import { OcrWorkers } from './ocr-workers.js';
 import { BrowserHost } from './browser-host.js';
@@ -77,6 +78,7 @@ export function createNodePalette(
   const connections = new SqlConnections(guard);
   // Tesseract workers start on the first OCR node and serve every later one.
   const ocr = new OcrWorkers(options.media?.ocrWorkers ?? 1);
+  const ocrDecoders = new AbortableSemaphore(options.media?.ocrWorkers ?? 1);
   // One Chromium per engine, launched on the first web automation node; a fresh context per run.
   const browsers = new BrowserHost({
     executablePath: options.media?.chromiumPath ?? '/usr/bin/chromium',
@@ -120,6 +122,7 @@ export function createNodePalette(
     databaseNodeExecutor(connections),
     ocrNodeExecutor({
       workers: ocr,
+      decoders: ocrDecoders,
       files: options.files ?? nodeFileSource(undefined),
       maxPages: options.media?.ocrMaxPages ?? 50,
       timeoutMs: options.media?.ocrTimeoutMs ?? 120_000,

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { OcrNodeConfig } from '@weft/contracts';
 import { NodeFailure, type NodeExecutor } from '../../domain/nodes/node-executor.js';
+import type { AbortableSemaphore } from './abortable-semaphore.js';
 import type { NodeFileSource } from './node-files.js';
 import { imagePixelSize, largestPageArea, tiffPageSizes } from './ocr-image-size.js';
 import { tiffPagesAsPng } from './ocr-tiff.js';
@@ -15,6 +16,8 @@ import type { OcrPage, OcrWorkers } from './ocr-workers.js';
  */
 export interface OcrNodeOptions {
   workers: OcrWorkers;
+  /** TIFF decoding and PDF rendering running at once (as many as OCR workers). */
+  decoders: AbortableSemaphore;
   files: NodeFileSource;
   /** WEFT_OCR_MAX_PAGES. */
   maxPages: number;
@@ -45,24 +48,30 @@ const run = (binary: string, args: string[], cwd: string, signal: AbortSignal): 
 
 const isPdf = (bytes: Buffer): boolean => bytes.subarray(0, 5).toString('latin1') === '%PDF-';
 
-async function renderPdf(bytes: Buffer, options: OcrNodeOptions, signal: AbortSignal): Promise<Buffer[]> {
+/** The PDF's pages rendered to PNG files, read one at a time as the node asks for them. */
+async function* renderPdf(bytes: Buffer, options: OcrNodeOptions, signal: AbortSignal): AsyncGenerator<Buffer> {
   const folder = await mkdtemp(join(tmpdir(), 'weft-pdf-'));
   try {
     await writeFile(join(folder, 'in.pdf'), bytes);
     const pages = String(options.maxPages);
-    // A page too large for the pixel budget at 200 dpi is rendered at a lower resolution instead.
-    const info = await run(options.pdfinfo ?? 'pdfinfo', ['-l', pages, 'in.pdf'], folder, signal);
-    const area = largestPageArea(info);
-    const dpi = area > 0 ? Math.min(RENDER_DPI, Math.floor(72 * Math.sqrt(options.maxPixels / area))) : RENDER_DPI;
-    if (dpi < 1) throw new NodeFailure(`a PDF page is too large to render within ${options.maxPixels} pixels`);
-    await run(
-      options.pdftoppm ?? 'pdftoppm',
-      ['-r', String(dpi), '-gray', '-png', '-l', pages, 'in.pdf', 'page'],
-      folder,
-      signal,
-    );
+    await options.decoders.acquire(signal);
+    try {
+      // A page too large for the pixel budget at 200 dpi is rendered at a lower resolution instead.
+      const info = await run(options.pdfinfo ?? 'pdfinfo', ['-l', pages, 'in.pdf'], folder, signal);
+      const area = largestPageArea(info);
+      const dpi = area > 0 ? Math.min(RENDER_DPI, Math.floor(72 * Math.sqrt(options.maxPixels / area))) : RENDER_DPI;
+      if (dpi < 1) throw new NodeFailure(`a PDF page is too large to render within ${options.maxPixels} pixels`);
+      await run(
+        options.pdftoppm ?? 'pdftoppm',
+        ['-r', String(dpi), '-gray', '-png', '-l', pages, 'in.pdf', 'page'],
+        folder,
+        signal,
+      );
+    } finally {
+      options.decoders.release();
+    }
     const rendered = (await readdir(folder)).filter((name) => name.startsWith('page')).sort();
-    return Promise.all(rendered.map((name) => readFile(join(folder, name))));
+    for (const name of rendered) yield await readFile(join(folder, name));
   } finally {
     await rm(folder, { recursive: true, force: true });
   }
@@ -70,10 +79,11 @@ async function renderPdf(bytes: Buffer, options: OcrNodeOptions, signal: AbortSi
 
 /**
  * Only images whose pixel size is read from their header reach a worker or a decoder: PNG, JPEG
- * and TIFF (its first WEFT_OCR_MAX_PAGES pages, turned into PNGs here: tesseract.js does not read
- * TIFF). GIF, BMP and WebP would be decoded by tesseract.js unchecked, so they are refused.
+ * and TIFF (its first WEFT_OCR_MAX_PAGES pages, turned into PNGs one by one: tesseract.js does not
+ * read TIFF). GIF, BMP and WebP would be decoded by tesseract.js unchecked, so they are refused.
  */
-function checkedImages(bytes: Buffer, maxPixels: number, maxPages: number): Buffer[] {
+function checkedImages(bytes: Buffer, options: OcrNodeOptions, signal: AbortSignal): AsyncIterable<Buffer> | Buffer[] {
+  const { maxPixels, maxPages } = options;
   const tiff = tiffPageSizes(bytes, maxPages);
   const sizes = tiff ?? [imagePixelSize(bytes)].filter((size) => size !== undefined);
   if (sizes.length === 0) {
@@ -89,7 +99,7 @@ function checkedImages(bytes: Buffer, maxPixels: number, maxPages: number): Buff
       );
     }
   }
-  return tiff ? tiffPagesAsPng(bytes, tiff) : [bytes];
+  return tiff ? tiffPagesAsPng(bytes, tiff, options.decoders, signal) : [bytes];
 }
 
 export const ocrNodeExecutor = (options: OcrNodeOptions): NodeExecutor<OcrNodeConfig> => ({
@@ -101,10 +111,10 @@ export const ocrNodeExecutor = (options: OcrNodeOptions): NodeExecutor<OcrNodeCo
     try {
       const file = await options.files.read(config.file, context.organizationId);
       const images = isPdf(file.bytes)
-        ? await renderPdf(file.bytes, options, signal)
-        : checkedImages(file.bytes, options.maxPixels, options.maxPages);
+        ? renderPdf(file.bytes, options, signal)
+        : checkedImages(file.bytes, options, signal);
       const pages: OcrPage[] = [];
-      for (const image of images) pages.push(await options.workers.recognize(image, languages, signal));
+      for await (const image of images) pages.push(await options.workers.recognize(image, languages, signal));
       return { output: { text: pages.map((page) => page.text).join('\n'), pages } };
     } catch (error) {
       if (context.signal.aborted) throw error;

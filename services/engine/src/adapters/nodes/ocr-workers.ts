@@ -5,10 +5,15 @@ import { dirname, join } from 'node:path';
 import { NodeFailure } from '../../domain/nodes/node-executor.js';
 
 /**
- * Tesseract workers, started once per engine and reused: one scheduler per language set with
- * `size` workers. Language data comes from the `@tesseract.js-data/<lang>` packages only; a worker
- * is never created without `langPath`, because tesseract.js would then fetch a CDN and crash the
- * process on failure.
+ * Tesseract workers, started once per engine and reused: up to `size` workers per language set,
+ * each running one recognition at a time, jobs waiting in order for a free one. Language data
+ * comes from the `@tesseract.js-data/<lang>` packages only; a worker is never created without
+ * `langPath`, because tesseract.js would then fetch a CDN and crash the process on failure.
+ *
+ * A recognition cannot be interrupted: a job stopped (cancel, timeout) while it runs ends its own
+ * worker, which is replaced for the next job; a job stopped while it waits just leaves the queue.
+ * Other organizations' jobs, running or waiting, are never touched, and a worker still starting
+ * is never ended (tesseract.js fails uncatchably when a worker ends mid-start).
  */
 export interface OcrWord {
   text: string;
@@ -21,14 +26,23 @@ export interface OcrPage {
   words: OcrWord[];
 }
 
-interface Scheduler {
-  addJob(action: 'recognize', image: Buffer, options: object, output: object): Promise<{ data: TesseractPage }>;
+interface TesseractWorker {
+  recognize(image: Buffer, options: object, output: object): Promise<{ data: TesseractPage }>;
   terminate(): Promise<unknown>;
 }
 
 interface TesseractPage {
   text: string;
   blocks?: { paragraphs: { lines: { words: { text: string; confidence: number; bbox: OcrWord['bbox'] }[] }[] }[] }[];
+}
+
+/** The workers of one language set. */
+interface LanguagePool {
+  languages: string[];
+  idle: TesseractWorker[];
+  /** Workers alive or starting. */
+  alive: number;
+  waiting: { resolve: (worker: TesseractWorker) => void; reject: (error: Error) => void }[];
 }
 
 const require = createRequire(import.meta.url);
@@ -45,7 +59,10 @@ function languageFolder(language: string): string {
 }
 
 export class OcrWorkers {
-  private readonly schedulers = new Map<string, Promise<Scheduler>>();
+  private readonly pools = new Map<string, LanguagePool>();
+  private closed = false;
+  /** Workers ended to stop a recognition (tests observe it). */
+  stoppedWorkers = 0;
 
   constructor(
     private readonly size: number,
@@ -53,25 +70,26 @@ export class OcrWorkers {
   ) {}
 
   async recognize(image: Buffer, languages: string[], signal: AbortSignal): Promise<OcrPage> {
-    const key = [...languages].sort().join('+');
-    const pending = this.schedulerFor(key, languages);
-    const scheduler = await pending;
-    const job = scheduler.addJob('recognize', image, {}, { text: true, blocks: true });
+    signal.throwIfAborted();
+    const folders = languages.map(languageFolder);
+    const pool = this.poolFor(languages);
+    const worker = await this.acquire(pool, folders, signal);
+    const job = worker.recognize(image, {}, { text: true, blocks: true });
+    // The job is raced below; its own rejection must never go unhandled (it would end the engine).
+    job.catch(() => undefined);
     let onAbort: (() => void) | undefined;
     const aborted = new Promise<never>((_resolve, reject) => {
-      onAbort = () => {
-        // A recognition cannot be interrupted: its workers are ended and started afresh next time.
-        if (this.schedulers.get(key) === pending) this.schedulers.delete(key);
-        void scheduler.terminate().catch(() => undefined);
-        reject(signal.reason as Error);
-      };
+      onAbort = () => reject(signal.reason as Error);
       if (signal.aborted) onAbort();
       else signal.addEventListener('abort', onAbort, { once: true });
     });
     try {
       const { data } = await Promise.race([job, aborted]);
+      this.release(pool, worker);
       return { text: data.text, words: wordsOf(data) };
     } catch (error) {
+      // Stopped or failed mid-recognition: this worker is ended (the CPU it holds freed) and replaced.
+      this.discard(pool, worker, folders);
       if (signal.aborted) throw error;
       // tesseract.js rejects a job with the worker's message (a string), not an Error.
       throw new NodeFailure(`the image could not be read: ${error instanceof Error ? error.message : String(error)}`);
@@ -81,23 +99,83 @@ export class OcrWorkers {
   }
 
   async close(): Promise<void> {
-    const all = [...this.schedulers.values()];
-    this.schedulers.clear();
-    await Promise.all(all.map(async (scheduler) => (await scheduler.catch(() => undefined))?.terminate()));
+    this.closed = true;
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    for (const pool of pools) for (const waiter of pool.waiting.splice(0)) waiter.reject(new Error('OCR is stopping'));
+    await Promise.all(
+      pools.flatMap((pool) => pool.idle.splice(0).map((worker) => worker.terminate().catch(() => undefined))),
+    );
   }
 
-  private schedulerFor(key: string, languages: string[]): Promise<Scheduler> {
-    let scheduler = this.schedulers.get(key);
-    if (!scheduler) {
-      scheduler = this.start(languages);
-      this.schedulers.set(key, scheduler);
-      scheduler.catch(() => this.schedulers.delete(key));
+  private poolFor(languages: string[]): LanguagePool {
+    const key = [...languages].sort().join('+');
+    let pool = this.pools.get(key);
+    if (!pool) {
+      pool = { languages, idle: [], alive: 0, waiting: [] };
+      this.pools.set(key, pool);
     }
-    return scheduler;
+    return pool;
   }
 
-  private async start(languages: string[]): Promise<Scheduler> {
-    const folders = languages.map(languageFolder);
+  /** An idle worker, a new one while the pool has room, else the next one freed (in order). */
+  private acquire(pool: LanguagePool, folders: string[], signal: AbortSignal): Promise<TesseractWorker> {
+    const idle = pool.idle.pop();
+    if (idle) return Promise.resolve(idle);
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        resolve: (worker: TesseractWorker) => {
+          signal.removeEventListener('abort', leave);
+          resolve(worker);
+        },
+        reject: (error: Error) => {
+          signal.removeEventListener('abort', leave);
+          reject(error);
+        },
+      };
+      const leave = (): void => {
+        const at = pool.waiting.indexOf(waiter);
+        if (at >= 0) pool.waiting.splice(at, 1);
+        reject(signal.reason as Error);
+      };
+      signal.addEventListener('abort', leave, { once: true });
+      pool.waiting.push(waiter);
+      if (pool.alive < this.size) this.startWorker(pool, folders);
+    });
+  }
+
+  private release(pool: LanguagePool, worker: TesseractWorker): void {
+    const next = pool.waiting.shift();
+    if (next) next.resolve(worker);
+    else if (this.closed) void worker.terminate().catch(() => undefined);
+    else pool.idle.push(worker);
+  }
+
+  private discard(pool: LanguagePool, worker: TesseractWorker, folders: string[]): void {
+    pool.alive -= 1;
+    this.stoppedWorkers += 1;
+    void worker.terminate().catch(() => undefined);
+    if (pool.waiting.length > 0 && !this.closed) this.startWorker(pool, folders);
+  }
+
+  /**
+   * Starts a worker for the pool's next waiter; a start that fails fails that waiter, and every
+   * waiter when no other worker of the pool is alive to serve them (they would wait forever).
+   */
+  private startWorker(pool: LanguagePool, folders: string[]): void {
+    pool.alive += 1;
+    this.createWorker(pool.languages, folders).then(
+      (worker) => this.release(pool, worker),
+      (error: unknown) => {
+        pool.alive -= 1;
+        const failure = error instanceof Error ? error : new NodeFailure(`OCR worker did not start: ${String(error)}`);
+        const failed = pool.alive === 0 ? pool.waiting.splice(0) : pool.waiting.splice(0, 1);
+        for (const waiter of failed) waiter.reject(failure);
+      },
+    );
+  }
+
+  private async createWorker(languages: string[], folders: string[]): Promise<TesseractWorker> {
     let tesseract: typeof import('tesseract.js');
     try {
       tesseract = await this.loadRuntime();
@@ -105,21 +183,15 @@ export class OcrWorkers {
       throw new NodeFailure(`OCR runtime missing: install the npm package tesseract.js (${(error as Error).message})`);
     }
     const langPath = folders.length === 1 ? folders[0]! : await joinedLanguageFolder(languages, folders);
-    const scheduler = tesseract.createScheduler();
-    const workers = await Promise.all(
-      Array.from({ length: this.size }, () =>
-        tesseract.createWorker(languages, tesseract.OEM.LSTM_ONLY, {
-          langPath,
-          cacheMethod: 'none',
-          gzip: true,
-          // Without a handler tesseract.js also throws a failed job's error from its message
-          // listener: an uncaught exception that would end the engine. The job's promise rejects.
-          errorHandler: () => undefined,
-        }),
-      ),
-    );
-    for (const worker of workers) scheduler.addWorker(worker);
-    return scheduler as unknown as Scheduler;
+    const worker = await tesseract.createWorker(languages, tesseract.OEM.LSTM_ONLY, {
+      langPath,
+      cacheMethod: 'none',
+      gzip: true,
+      // Without a handler tesseract.js also throws a failed job's error from its message
+      // listener: an uncaught exception that would end the engine. The job's promise rejects.
+      errorHandler: () => undefined,
+    });
+    return worker as unknown as TesseractWorker;
   }
 }
 

@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { blobKeyOf, type BlobStorage } from '@weft/blob-storage';
 import type { FileReference } from '@weft/contracts';
 import { NodeFailure } from '../../domain/nodes/node-executor.js';
+import { OnnxModelFormatError, usesExternalData } from './onnx-external-data.js';
 import { ONNX_WORKER_SOURCE } from './onnx-worker-source.js';
 import type { TensorInput } from './onnx-tensors.js';
 
@@ -51,7 +52,10 @@ const DATA_URL = /^data:[^,;]*(?:;[^,;]*)*;base64,/;
 
 type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void };
 
-/** The worker ended while this request was in it, because another execution's run was stopped. */
+/**
+ * The run must be tried again with the model loaded anew: the worker ended while the request was
+ * in it (another execution's run was stopped), or the model was evicted before the run reached it.
+ */
 export class OnnxWorkerRestarted extends Error {
   override name = 'OnnxWorkerRestarted';
 }
@@ -88,6 +92,7 @@ export class OnnxModels {
       return cached;
     }
     const bytes = remote ? await this.downloadOf(target, download) : await this.bytesOf(organizationId, model);
+    refuseExternalData(bytes);
     const key = createHash('sha256').update(bytes).digest('hex');
     if (remote) this.downloaded.set(remote, key);
     let loaded = this.loaded.get(key);
@@ -168,7 +173,8 @@ export class OnnxModels {
       const oldest = this.loaded.keys().next().value as string;
       this.loaded.delete(oldest);
       for (const [url, key] of this.downloaded) if (key === oldest) this.downloaded.delete(url);
-      // Runs already sent finish first: the worker handles messages in order.
+      // Runs in progress finish first (the worker releases the session after them); a run sent
+      // later is answered `evicted`, and its node loads the model again.
       void this.worker?.then((worker) => this.request(worker, { op: 'release', key: oldest })).catch(() => undefined);
     }
   }
@@ -202,11 +208,13 @@ export class OnnxModels {
       });
       worker.once('error', reject);
     });
-    worker.on('message', (message: { id?: number; result?: unknown; error?: string }) => {
+    worker.on('message', (message: { id?: number; result?: unknown; error?: string; evicted?: boolean }) => {
       const waiting = message.id === undefined ? undefined : this.pending.get(message.id);
       if (!waiting) return;
       this.pending.delete(message.id as number);
-      if (message.error !== undefined) waiting.reject(new Error(message.error));
+      // Evicted between the node's load and its run (other models were loaded meanwhile): load again.
+      if (message.evicted) waiting.reject(new OnnxWorkerRestarted('the model was evicted before it ran'));
+      else if (message.error !== undefined) waiting.reject(new Error(message.error));
       else waiting.resolve(message.result);
     });
     // A crashed worker fails what it was running; the next node starts a new one. (A worker
@@ -262,6 +270,22 @@ export class OnnxModels {
     if (!bytes) throw new NodeFailure(`model file "${target}" not found`);
     return bytes;
   }
+}
+
+/** A model whose tensors name files would make the runtime read them from the engine's disk. */
+function refuseExternalData(bytes: Uint8Array): void {
+  let external: boolean;
+  try {
+    external = usesExternalData(bytes);
+  } catch (error) {
+    if (error instanceof OnnxModelFormatError) throw new NodeFailure(`the model could not be loaded: ${error.message}`);
+    throw error;
+  }
+  if (external)
+    throw new NodeFailure(
+      'the model keeps tensor data in external files, which Weft does not load: save it with every tensor inside ' +
+        'the model (onnx.save(model, path, save_as_external_data=False))',
+    );
 }
 
 const tooLarge = (max: number): NodeFailure =>

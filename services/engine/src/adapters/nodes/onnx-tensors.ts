@@ -1,6 +1,9 @@
 import type { OnnxTensorType } from '@weft/contracts';
 import { NodeFailure } from '../../domain/nodes/node-executor.js';
 
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
 /**
  * Input tensors from node config (`{data, dims, type}`, data flat or nested), flattened and
  * checked here; the ONNX worker turns them into tensors and its outputs back into plain arrays.
@@ -65,7 +68,7 @@ export function tensorInput(name: string, spec: TensorSpec): TensorInput {
         type,
         dims,
         data: values.map((value, index) =>
-          Number.isInteger(value) && Math.abs(value as number) <= 2 ** 31
+          Number.isInteger(value) && (value as number) >= -(2 ** 31) && (value as number) < 2 ** 31
             ? (value as number)
             : wrong(index, 'an int32'),
         ),
@@ -74,11 +77,16 @@ export function tensorInput(name: string, spec: TensorSpec): TensorInput {
       return {
         type,
         dims,
-        data: values.map((value, index) =>
-          Number.isSafeInteger(value) || (typeof value === 'string' && /^-?\d+$/.test(value))
-            ? BigInt(value as number | string)
-            : wrong(index, 'an integer'),
-        ),
+        data: values.map((value, index) => {
+          const integer =
+            Number.isSafeInteger(value) || (typeof value === 'string' && /^-?\d{1,20}$/.test(value))
+              ? BigInt(value as number | string)
+              : undefined;
+          // Beyond the int64 range the runtime would wrap the value silently.
+          return integer !== undefined && integer >= INT64_MIN && integer <= INT64_MAX
+            ? integer
+            : wrong(index, 'an int64');
+        }),
       };
     case 'bool':
       return {

@@ -12,6 +12,14 @@ try {
   parentPort.postMessage({ fatal: true, code: error.code, message: String(error.message) });
 }
 const sessions = new Map();
+// Runs in progress per session: a release (an eviction) while one awaits its inference waits for
+// it, or the runtime would dispose of the session under it.
+const running = new Map();
+const releasing = new Set();
+const releaseWhenIdle = async (session) => {
+  if ((running.get(session) ?? 0) > 0) return void releasing.add(session);
+  await session.release();
+};
 const plain = (value) =>
   typeof value === 'bigint'
     ? value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(value) : value.toString()
@@ -26,10 +34,21 @@ if (ort) parentPort.on('message', async (message) => {
       parentPort.postMessage({ id: message.id, result: { inputNames: session.inputNames, outputNames: session.outputNames } });
     } else if (message.op === 'run') {
       const session = sessions.get(message.key);
-      if (!session) throw new Error('the model is not loaded');
+      if (!session) return void parentPort.postMessage({ id: message.id, evicted: true });
       const feeds = {};
       for (const [name, spec] of Object.entries(message.feeds)) feeds[name] = tensorOf(spec);
-      const results = await session.run(feeds);
+      running.set(session, (running.get(session) ?? 0) + 1);
+      let results;
+      try {
+        results = await session.run(feeds);
+      } finally {
+        const left = running.get(session) - 1;
+        if (left > 0) running.set(session, left);
+        else {
+          running.delete(session);
+          if (releasing.delete(session)) await session.release();
+        }
+      }
       // A model may turn a small input into a huge output (a broadcast, an Expand): refuse it
       // before it is copied into JS arrays, which take several times the runtime's bytes.
       let values = 0;
@@ -47,7 +66,7 @@ if (ort) parentPort.on('message', async (message) => {
     } else if (message.op === 'release') {
       const session = sessions.get(message.key);
       sessions.delete(message.key);
-      if (session) await session.release();
+      if (session) await releaseWhenIdle(session);
       parentPort.postMessage({ id: message.id, result: null });
     }
   } catch (error) {

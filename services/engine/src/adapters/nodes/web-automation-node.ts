@@ -90,9 +90,29 @@ async function runStep(
         ),
       );
       return;
-    case 'pdf':
-      result.files.push(await store(blobs, owner, step.name ?? 'page.pdf', await page.pdf(), 'application/pdf'));
+    case 'pdf': {
+      // page.pdf() takes no timeout: a page that never finishes printing would hold a browser slot.
+      const pdf = await withinTimeout(page.pdf(), timeout, () => page.context().close());
+      result.files.push(await store(blobs, owner, step.name ?? 'page.pdf', pdf, 'application/pdf'));
       return;
+    }
+  }
+}
+
+/** `work`, or a TimeoutError after `ms` (then `onTimeout` runs, to stop what `work` waits on). */
+async function withinTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => Promise<void>): Promise<T> {
+  work.catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      void onTimeout().catch(() => undefined);
+      reject(Object.assign(new Error(`timed out after ${ms} ms`), { name: 'TimeoutError' }));
+    }, ms);
+  });
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -5,7 +5,7 @@ import { labelsReferencedInValue } from '../process/templates.js';
 import type { KnownConnection, KnownSchema, LintFinding, LintReport } from './lint-finding.js';
 import { nodeConfigViolations } from './node-config-violations.js';
 import { modelConnectionFindings } from './model-connection-findings.js';
-import { emailConnectionFindings } from './email-connection-findings.js';
+import { integrationConnectionFindings } from './integration-connection-findings.js';
 import { missingConfigFields } from './required-config-fields.js';
 import { triggerFindings } from './trigger-findings.js';
 
@@ -178,7 +178,7 @@ export function lintProcess(
     findings.push(...schemaFindings(node, schemas));
     findings.push(...triggerFindings(node, connections));
     findings.push(...modelConnectionFindings(node, connections));
-    findings.push(...emailConnectionFindings(node, connections));
+    findings.push(...integrationConnectionFindings(node, connections));
   }
 
   const cycle = nodesOnCycles(graph, nodeIds);

@@ -47,7 +47,7 @@ function requirementsFor(type: NodeType, config: Record<string, unknown>): reado
         case 'email':
           return [['connectionId'], ['to'], ['subject']];
         case 'webhook':
-          return [['url'], ['secret']];
+          return [['url'], ['connectionId', 'secret']];
         default:
           return [['method'], ['url']];
       }

@@ -1,23 +1,28 @@
 import { nodeLabel, type GraphNode } from '../process/graph.js';
 import type { KnownConnection, LintFinding } from './lint-finding.js';
 
+/** The connection type each integration kind takes. */
+const CONNECTION_TYPE_OF_KIND: Record<string, string> = { email: 'smtp', webhook: 'http' };
+
 /**
- * An email integration's connection must exist and be an `smtp` connection; found by lint, not
- * at run time. A templated id is resolved only when the node runs, so it is not checked here.
+ * An email integration's connection must exist and be an `smtp` connection, a webhook's an `http`
+ * one (its signingSecret); found by lint, not at run time. A templated id is resolved only when
+ * the node runs, so it is not checked here.
  */
-export function emailConnectionFindings(
+export function integrationConnectionFindings(
   node: GraphNode,
   connections: ReadonlyMap<string, KnownConnection> | undefined,
 ): LintFinding[] {
   const connectionId = node.config.connectionId;
-  if (!connections || node.type !== 'integrationNode' || node.config.kind !== 'email') return [];
+  const wanted = CONNECTION_TYPE_OF_KIND[String(node.config.kind)];
+  if (!connections || node.type !== 'integrationNode' || !wanted) return [];
   if (typeof connectionId !== 'string' || connectionId === '' || connectionId.includes('{{')) return [];
   const connection = connections.get(connectionId);
   const problem = !connection
     ? `connection ${JSON.stringify(connectionId)} does not exist`
-    : connection.type === 'smtp'
+    : connection.type === wanted
       ? undefined
-      : `connection ${JSON.stringify(connectionId)} is a ${connection.type} connection; it must be smtp`;
+      : `connection ${JSON.stringify(connectionId)} is a ${connection.type} connection; it must be ${wanted}`;
   if (!problem) return [];
   return [
     {
