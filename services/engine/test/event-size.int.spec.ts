@@ -136,6 +136,27 @@ describe('execution event sizes (embedded)', () => {
     for (const event of events) expect(bytes(event)).toBeLessThanOrEqual(4096);
   });
 
+  test('outputs that fit one by one but not together fail the execution saying so', async () => {
+    const g = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('Half', 'scriptNode', { code: 'return { text: "o".repeat(3000) }' })
+      .node('OutA', 'outputNode')
+      .node('OutB', 'outputNode')
+      .edge('In', 'Half')
+      .edge('Half', 'OutA')
+      .edge('Half', 'OutB');
+    const { record, events } = await run(tight, g.process({ organization_id: org }), {});
+
+    expect(record.status).toBe('failed');
+    expect(record.error_message).toMatch(
+      /^the outputs could not be recorded: ExecutionCompleted event of \d+ bytes exceeds WEFT_EVENT_MAX_BYTES \(4096 bytes\)$/,
+    );
+    expect(node(record, 'OutA').status).toBe('completed');
+    expect(node(record, 'OutB').status).toBe('completed');
+    expect(events.map((e) => e.type)).not.toContain('ExecutionCompleted');
+    expect(events.at(-1)!.type).toBe('ExecutionFailed');
+  });
+
   test('an execution whose ExecutionStarted would exceed WEFT_EVENT_MAX_BYTES is refused (413) and nothing stored', async () => {
     const g = new GraphBuilder()
       .node('In', 'inputNode', { triggerType: 'manual' })

@@ -1,9 +1,10 @@
+import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBlobStorage } from '@weft/blob-storage';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import type { DecryptedConnection } from '@weft/contracts';
 import { SMTPServer } from 'smtp-server';
 import { integrationNodeExecutor } from '../src/adapters/nodes/integration-node.js';
@@ -188,6 +189,41 @@ describe('integration node: email over SMTP and signed webhooks', () => {
     }
   });
 
+  test('a server whose connection never opens times out, and a cancel ends the wait', async () => {
+    // A listener that never accepts, its one-place queue taken: later connections stay half-open.
+    const listener = spawn('python3', [
+      '-c',
+      "import socket,time\ns=socket.socket(); s.bind(('127.0.0.1',0)); s.listen(0); print(s.getsockname()[1], flush=True); time.sleep(120)",
+    ]);
+    const filler: Socket[] = [];
+    try {
+      const port = await new Promise<number>((resolve) =>
+        listener.stdout.once('data', (d) => resolve(Number(String(d)))),
+      );
+      filler.push(connect({ host: '127.0.0.1', port }));
+      await new Promise((resolve) => filler[0]!.once('connect', resolve));
+      const connection = smtpConnection({ port });
+      const timedOut = await run(
+        { kind: 'email', connectionId: 'smtp-1', to: 'a@weft.test', subject: 's', timeoutMs: 300 },
+        { connection },
+      );
+      expect(timedOut.outcome).toMatchObject({
+        status: 'failed',
+        error: `SMTP 127.0.0.1:${port} timed out after 300 ms`,
+      });
+      const controller = new AbortController();
+      const cancelled = run(
+        { kind: 'email', connectionId: 'smtp-1', to: 'a@weft.test', subject: 's', timeoutMs: 60_000 },
+        { connection, signal: controller.signal },
+      );
+      setTimeout(() => controller.abort(new Error('cancelled by test')), 200);
+      expect((await cancelled).outcome.status).toBe('aborted');
+    } finally {
+      for (const socket of filler) socket.destroy();
+      listener.kill();
+    }
+  }, 20_000);
+
   test('cancelling the execution ends a send in progress', async () => {
     stallSmtp = true;
     try {
@@ -291,9 +327,14 @@ describe('integration node: email over SMTP and signed webhooks', () => {
     expect(received.headers['content-type']).toBe('application/json');
   });
 
-  test("webhook: the secret comes from an http connection's signingSecret; retries carry the same delivery id", async () => {
+  test("webhook: the secret comes from an http connection's signingSecret; a retry carries the same delivery id, signed when it is sent", async () => {
     let calls = 0;
-    const flaky = await startLocalHttpServer((_request, res) => json(res, calls++ === 0 ? 503 : 200, { ok: true }));
+    // Retry-After: 2 puts the second attempt at least one whole second after the first.
+    const flaky = await startLocalHttpServer((_request, res) => {
+      if (calls++ > 0) return json(res, 200, { ok: true });
+      res.setHeader('retry-after', '2');
+      json(res, 503, { busy: true });
+    });
     try {
       const g = new GraphBuilder()
         .node('In', 'inputNode', { triggerType: 'manual' })
@@ -325,14 +366,60 @@ describe('integration node: email over SMTP and signed webhooks', () => {
       expect(outcome.status).toBe('completed');
       const [first, second] = flaky.requests;
       expect(verified(first!, 'from-the-connection')).toBe(true);
+      expect(verified(second!, 'from-the-connection')).toBe(true);
       expect(second!.headers['x-weft-delivery']).toBe(first!.headers['x-weft-delivery']);
-      expect(second!.headers['x-weft-signature']).toBe(first!.headers['x-weft-signature']);
+      expect(Number(second!.headers['x-weft-timestamp'])).toBeGreaterThan(Number(first!.headers['x-weft-timestamp']));
       // The secret is never sent as a header.
       expect(JSON.stringify(first!.headers)).not.toContain('from-the-connection');
     } finally {
       await flaky.close();
     }
   });
+
+  test('webhook: each loop iteration is a delivery of its own, also with the same body', async () => {
+    const before = webhooks.requests.length;
+    const g = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('Each', 'loopNode', { items: '{{input["In"]["items"]}}' })
+      .node('Send', 'integrationNode', {
+        kind: 'webhook',
+        url: `${webhooks.url}/hook`,
+        secret: 'shh',
+        body: { same: 1 },
+      })
+      .edge('In', 'Each')
+      .edge('Each', 'Send', 'start');
+    const executor = integrationNodeExecutor({ guard: new OutboundGuard({ blockPrivate: false }), backoffMs: 5 });
+    const { outcome } = await runInMemory(
+      g.snapshot(),
+      g.id('In'),
+      { items: [1, 2] },
+      {
+        executors: pureExecutors(executor),
+      },
+    );
+    expect(outcome.status).toBe('completed');
+    const deliveries = webhooks.requests.slice(before).map((request) => String(request.headers['x-weft-delivery']));
+    expect(deliveries).toHaveLength(2);
+    expect(new Set(deliveries).size).toBe(2);
+    expect(deliveries.map((delivery) => delivery.split('.')[1])).toEqual([
+      `${g.id('Each')}#0/${g.id('Send')}`,
+      `${g.id('Each')}#1/${g.id('Send')}`,
+    ]);
+  });
+
+  test.each(['webhook', 'http'])(
+    '%s: a connection that is not http is refused before anything is sent (its credentials never go out)',
+    async (kind) => {
+      const before = webhooks.requests.length;
+      const { outcome } = await run(
+        { kind, url: `${webhooks.url}/hook`, connectionId: 'smtp-1', secret: 'shh', body: {} },
+        { connection: smtpConnection({ username: 'mailer', password: 'smtp-password' }) },
+      );
+      expect(outcome).toMatchObject({ status: 'failed', error: 'connection smtp-1 is not an http connection' });
+      expect(webhooks.requests.length).toBe(before);
+    },
+  );
 
   test('webhook: a target the outbound guard refuses fails the node', async () => {
     const { outcome } = await run(

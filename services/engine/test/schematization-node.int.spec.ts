@@ -207,6 +207,22 @@ describe('schematizationNode', () => {
     expect(llm.chatBodies()).toHaveLength(2);
   });
 
+  test.each([
+    [
+      'credentials in the URL',
+      'http://user:sk-in-url@127.0.0.1:9/v1',
+      'has credentials in its baseUrl: put the key in apiKey instead',
+    ],
+    ['a URL that does not parse', 'http://user:sk-in-url@[::1/v1', 'has a baseUrl that is not a URL'],
+    ['another scheme', 'ftp://user:sk-in-url@127.0.0.1/v1', 'has a baseUrl of scheme ftp:, not http or https'],
+  ])('llm: a baseUrl with %s fails the node without quoting it', async (_case, baseUrl, message) => {
+    const before = llm.requests.length;
+    const { outcome } = await run(llmConfig, {}, { baseUrl });
+    expect(outcome).toMatchObject({ status: 'failed', error: `llm connection "local llm" ${message}` });
+    expect(JSON.stringify(outcome)).not.toContain('sk-in-url');
+    expect(llm.requests.length).toBe(before);
+  });
+
   test('llm: timeoutMs fails the node; a cancel aborts the call in flight', async () => {
     const hang = `${llm.url}/hang/v1`;
     const timedOut = await run({ ...llmConfig, timeoutMs: 100 }, {}, { baseUrl: hang });

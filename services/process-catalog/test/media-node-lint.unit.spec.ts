@@ -34,8 +34,8 @@ describe('lint of the email, webhook, OCR and web automation nodes', () => {
     );
   });
 
-  test("a webhook's connection is an http connection", () => {
-    const hook = { label: 'Hook', kind: 'webhook', url: 'https://x.test', connectionId: 'c-2' };
+  test.each(['webhook', 'http'])("a %s integration's connection is an http connection", (kind) => {
+    const hook = { label: 'Hook', kind, url: 'https://x.test', connectionId: 'c-2' };
     const lint = (type: string) =>
       lintProcess(
         { nodes: [node('integrationNode', hook)], edges: [] },

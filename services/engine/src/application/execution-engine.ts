@@ -29,7 +29,7 @@ import { commandsAfterRefusedAppend } from './refused-append.js';
 import { assertStorableInput } from './storable-input.js';
 import { ExecutionRun } from './execution-run.js';
 import { ExecutionSlots } from './execution-slots.js';
-import { resolveStoredValues, type EventStorage } from './event-values.js';
+import { EventTooLargeError, resolveStoredValues, ValueTooLargeError, type EventStorage } from './event-values.js';
 import { executionMetadataOf, startExecutionCommand } from './start-execution.js';
 import { runGraph, type CompletedNode, type RunOutcome } from './graph-runner.js';
 import { armTimer, sleepUntil } from './long-timer.js';
@@ -652,11 +652,26 @@ export class ExecutionEngine {
         }
         const outcome = await this.runOnce(run, graph, controller.signal, parking);
         if (outcome.status === 'completed') {
-          run.execute({
-            type: 'CompleteExecution',
-            data: { outputData: outputsOf(graph, outcome) },
-            metadata: { now: this.now() },
-          });
+          try {
+            run.execute({
+              type: 'CompleteExecution',
+              data: { outputData: outputsOf(graph, outcome) },
+              metadata: { now: this.now() },
+            });
+          } catch (error) {
+            // Each output fit, their sum does not: the run fails saying so (a resume would only
+            // meet the same wall, until the engine gave up on it as stopping repeatedly).
+            if (!(error instanceof EventTooLargeError || error instanceof ValueTooLargeError)) throw error;
+            run.execute({
+              type: 'FailExecution',
+              data: { errorMessage: `the outputs could not be recorded: ${error.message}`, failedNode: null },
+              metadata: { now: this.now() },
+            });
+            await run.flushed();
+            ended = true;
+            this.notifyFailure(run);
+            return;
+          }
           break;
         }
         if (outcome.status === 'aborted') {

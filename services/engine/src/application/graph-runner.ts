@@ -238,6 +238,7 @@ export async function runGraph(input: RunGraphInput): Promise<RunOutcome> {
             processId: input.processId,
             organizationId: input.organizationId,
             node,
+            runKey: key,
             signal: internal.signal,
             now: input.now,
             firstStartedAt: input.firstStarts?.get(key) ?? startedAt,

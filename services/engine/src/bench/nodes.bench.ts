@@ -28,6 +28,7 @@ const contextFor = (type: string, connections: Record<string, DecryptedConnectio
   signal: new AbortController().signal,
   now: () => new Date(),
   firstStartedAt: new Date(),
+  runKey: 'bench-node',
   triggerData: {},
   triggerNodeId: 'in',
   sleepUntil: () => Promise.resolve(),

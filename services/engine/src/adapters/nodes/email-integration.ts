@@ -98,12 +98,19 @@ export async function sendEmail(
       };
       socket.once('connect', () => answer(null));
       socket.once('error', (error) => answer(error));
+      // A socket destroyed while still connecting (cancel, timeout) emits only 'close'.
+      socket.once('close', () => answer(new Error('the connection closed before it was established')));
     },
   } as Parameters<typeof nodemailer.createTransport>[0]);
   let timedOut = false;
+  // Settles the send however far nodemailer got: it may never call back on a destroyed socket.
+  let stop: (reason: unknown) => void = () => undefined;
+  const stopped = new Promise<never>((_resolve, reject) => (stop = reject));
+  stopped.catch(() => undefined);
   const abort = (): void => {
     for (const socket of sockets) socket.destroy();
     transport.close();
+    stop(timedOut ? new Error('timed out') : context.signal.reason);
   };
   const timer = setTimeout(() => {
     timedOut = true;
@@ -112,7 +119,7 @@ export async function sendEmail(
   context.signal.addEventListener('abort', abort, { once: true });
   try {
     context.signal.throwIfAborted();
-    const info = await transport.sendMail({
+    const sending = transport.sendMail({
       from: smtp.from,
       to,
       cc: list(config.cc),
@@ -121,6 +128,8 @@ export async function sendEmail(
       html: config.html === undefined ? undefined : text(config.html),
       attachments,
     });
+    sending.catch(() => undefined);
+    const info = await Promise.race([sending, stopped]);
     const accepted = (info.accepted as (string | { address: string })[]).map((entry) =>
       typeof entry === 'string' ? entry : entry.address,
     );

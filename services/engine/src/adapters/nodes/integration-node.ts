@@ -5,7 +5,7 @@ import { readCappedBody, ResponseTooLargeError } from '../http/capped-body.js';
 import { guardedFetch, OutboundBlockedError, OutboundGuard } from '../http/outbound-guard.js';
 import { sendEmail } from './email-integration.js';
 import { nodeFileSource, type NodeFileSource } from './node-files.js';
-import { signedWebhookRequest, webhookSecret } from './webhook-integration.js';
+import { signedWebhookHeaders, webhookDelivery, webhookSecret } from './webhook-integration.js';
 
 /**
  * HTTP request node on Node's fetch: method, URL, headers, query, JSON/form/text body, auth from
@@ -129,9 +129,13 @@ export const integrationNodeExecutor = (options: IntegrationNodeOptions = {}): N
       };
     }
     const connection = integration.connectionId ? await context.connection(integration.connectionId) : undefined;
+    // Only an http connection's credentials go into headers (an smtp one's would leak as Basic auth).
+    if (connection && connection.type !== 'http') {
+      throw new NodeFailure(`connection ${connection.id} is not an http connection`);
+    }
     const webhook =
       integration.kind === 'webhook'
-        ? signedWebhookRequest(integration, webhookSecret(integration, connection), context)
+        ? webhookDelivery(integration, webhookSecret(integration, connection), context)
         : undefined;
     // A webhook is a POST whose body is already serialized (the signature covers those bytes).
     const config: HttpIntegrationConfig =
@@ -150,7 +154,7 @@ export const integrationNodeExecutor = (options: IntegrationNodeOptions = {}): N
     const headers: Record<string, string> = {};
     for (const [key, value] of Object.entries(config.headers ?? {})) headers[key.toLowerCase()] = asText(value);
     const credentials = connection ? authHeaders(connection) : {};
-    Object.assign(headers, credentials, webhook?.headers);
+    Object.assign(headers, credentials);
     const body = webhook ? webhook.body : buildBody(config, headers);
     const method = config.method ?? (body === undefined ? 'GET' : 'POST');
     const retries = config.retries ?? 2;
@@ -164,7 +168,7 @@ export const integrationNodeExecutor = (options: IntegrationNodeOptions = {}): N
           url,
           {
             method,
-            headers,
+            headers: webhook ? { ...headers, ...signedWebhookHeaders(webhook, context.now()) } : headers,
             body,
             redirect: 'follow',
             signal: AbortSignal.any([context.signal, AbortSignal.timeout(config.timeoutMs ?? DEFAULT_TIMEOUT_MS)]),

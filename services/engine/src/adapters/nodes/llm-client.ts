@@ -6,7 +6,7 @@ import { guardedFetch, OutboundBlockedError, type OutboundGuard } from '../http/
 /**
  * An OpenAI-compatible API (`POST {baseUrl}/chat/completions`, `/embeddings`) reached through the
  * outbound guard with a capped response, on an `llm` connection `{baseUrl, apiKey, model?}`.
- * Errors name the endpoint and the answer, never the key.
+ * Errors name the endpoint and the answer, never the key (a base URL carrying credentials is refused).
  */
 export interface LlmUsage {
   prompt_tokens: number;
@@ -68,10 +68,7 @@ export class LlmEndpoint {
       throw new NodeFailure(`connection "${connection.name}" is of type ${connection.type}, not llm`);
     }
     const { baseUrl, apiKey, model } = connection.data;
-    if (typeof baseUrl !== 'string' || baseUrl === '') {
-      throw new NodeFailure(`llm connection "${connection.name}" has no baseUrl`);
-    }
-    this.baseUrl = baseUrl.replace(/\/+$/, '');
+    this.baseUrl = checkedBaseUrl(connection.name, baseUrl);
     this.apiKey = typeof apiKey === 'string' ? apiKey : '';
     this.defaultModel = typeof model === 'string' && model !== '' ? model : undefined;
   }
@@ -120,18 +117,8 @@ export class LlmEndpoint {
   }
 
   private async post(path: string, body: unknown, call: LlmCallOptions): Promise<unknown> {
-    const target = `${this.baseUrl}${path}`;
-    // Errors name the endpoint without credentials a base URL may carry (https://user:key@host).
-    const shown = withoutCredentials(target);
-    let url: URL;
-    try {
-      url = new URL(target);
-    } catch {
-      throw new NodeFailure(`invalid llm baseUrl "${withoutCredentials(this.baseUrl)}"`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new NodeFailure(`unsupported llm baseUrl scheme ${url.protocol}`);
-    }
+    const shown = `${this.baseUrl}${path}`;
+    const url = new URL(shown);
     const timeout = AbortSignal.timeout(call.timeoutMs);
     try {
       const response = await guardedFetch(
@@ -167,13 +154,30 @@ export class LlmEndpoint {
   }
 }
 
-function withoutCredentials(target: string): string {
-  try {
-    const url = new URL(target);
-    url.username = '';
-    url.password = '';
-    return url.toString();
-  } catch {
-    return target.replace(/\/\/[^/@]*@/, '//');
+/**
+ * The connection's base URL without trailing slashes, refused unless it is an http(s) URL without
+ * credentials: fetch would refuse `https://user:key@host` with an error quoting the whole URL, and
+ * every error message names the endpoint. Refusals never quote the URL, which may hold a key.
+ */
+function checkedBaseUrl(connectionName: string, baseUrl: unknown): string {
+  if (typeof baseUrl !== 'string' || baseUrl === '') {
+    throw new NodeFailure(`llm connection "${connectionName}" has no baseUrl`);
   }
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new NodeFailure(`llm connection "${connectionName}" has a baseUrl that is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new NodeFailure(
+      `llm connection "${connectionName}" has a baseUrl of scheme ${url.protocol}, not http or https`,
+    );
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new NodeFailure(
+      `llm connection "${connectionName}" has credentials in its baseUrl: put the key in apiKey instead`,
+    );
+  }
+  return url.toString().replace(/\/+$/, '');
 }

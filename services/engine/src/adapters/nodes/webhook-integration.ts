@@ -6,10 +6,12 @@ import { NodeFailure, type NodeRunContext } from '../../domain/nodes/node-execut
  * `integrationNode` with `kind: "webhook"`: the body as JSON, signed so that receivers can verify
  * it came from us, was not altered and is not a replay:
  *
- * - `X-Weft-Delivery`: the same for every send of this node's delivery (retries, a re-run after an
- *   engine restart): `<execution id>.<node id>.<first 16 hex of the body's SHA-256>`; receivers
- *   that keep the ids they handled drop repeats;
- * - `X-Weft-Timestamp`: Unix seconds when the node first sent it; receivers refuse old ones;
+ * - `X-Weft-Delivery`: the same for every send of this node run's delivery (retries, a re-run
+ *   after an engine restart): `<execution id>.<run key>.<first 16 hex of the body's SHA-256>`,
+ *   the run key being the node id, prefixed inside a loop body by `<loop node id>#<index>/` per
+ *   enclosing loop (each iteration is a delivery of its own); receivers that keep the ids they
+ *   handled drop repeats;
+ * - `X-Weft-Timestamp`: Unix seconds when this attempt was sent; receivers refuse old ones;
  * - `X-Weft-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<delivery>.<exact body bytes>">`,
  *   keyed with the secret: the `signingSecret` of the node's `http` connection (encrypted at rest,
  *   never returned), or an inline `secret` (stored in the process definition as written).
@@ -34,24 +36,30 @@ export function webhookSecret(config: WebhookIntegrationConfig, connection: Decr
   return config.secret;
 }
 
-/** The request the HTTP path of the integration node sends for a webhook. */
-export function signedWebhookRequest(
+/** One delivery of a webhook node run: the body and its id, the same on every attempt. */
+export interface WebhookDelivery {
+  secret: string;
+  body: string;
+  delivery: string;
+}
+
+export function webhookDelivery(
   config: WebhookIntegrationConfig,
   secret: string,
-  context: Pick<NodeRunContext, 'executionId' | 'node' | 'firstStartedAt'>,
-): { body: string; headers: Record<string, string> } {
+  context: Pick<NodeRunContext, 'executionId' | 'runKey'>,
+): WebhookDelivery {
   const body = JSON.stringify(config.body ?? null);
   const digest = createHash('sha256').update(body, 'utf8').digest('hex').slice(0, 16);
-  const delivery = `${context.executionId}.${context.node.id}.${digest}`;
-  // The node's first start (kept across restarts), so a re-sent delivery is signed the same way.
-  const timestamp = String(Math.floor(context.firstStartedAt.getTime() / 1000));
+  return { secret, body, delivery: `${context.executionId}.${context.runKey}.${digest}` };
+}
+
+/** The headers of one attempt, signed with the time it is sent. */
+export function signedWebhookHeaders(webhook: WebhookDelivery, sentAt: Date): Record<string, string> {
+  const timestamp = String(Math.floor(sentAt.getTime() / 1000));
   return {
-    body,
-    headers: {
-      'content-type': 'application/json',
-      [WEBHOOK_DELIVERY_HEADER]: delivery,
-      [WEBHOOK_TIMESTAMP_HEADER]: timestamp,
-      [WEBHOOK_SIGNATURE_HEADER]: webhookSignature(secret, timestamp, delivery, body),
-    },
+    'content-type': 'application/json',
+    [WEBHOOK_DELIVERY_HEADER]: webhook.delivery,
+    [WEBHOOK_TIMESTAMP_HEADER]: timestamp,
+    [WEBHOOK_SIGNATURE_HEADER]: webhookSignature(webhook.secret, timestamp, webhook.delivery, webhook.body),
   };
 }

@@ -18,6 +18,8 @@ export interface NodeRunContext {
   processId: string;
   organizationId: string;
   node: GraphNode;
+  /** The node id, prefixed inside loop bodies by `<loop node id>#<index>/` per enclosing loop. */
+  runKey: string;
   /** Aborted when the execution is cancelled, times out or another node failed. */
   signal: AbortSignal;
   now(): Date;

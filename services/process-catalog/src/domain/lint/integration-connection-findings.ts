@@ -2,12 +2,12 @@ import { nodeLabel, type GraphNode } from '../process/graph.js';
 import type { KnownConnection, LintFinding } from './lint-finding.js';
 
 /** The connection type each integration kind takes. */
-const CONNECTION_TYPE_OF_KIND: Record<string, string> = { email: 'smtp', webhook: 'http' };
+const CONNECTION_TYPE_OF_KIND: Record<string, string> = { email: 'smtp', webhook: 'http', http: 'http' };
 
 /**
- * An email integration's connection must exist and be an `smtp` connection, a webhook's an `http`
- * one (its signingSecret); found by lint, not at run time. A templated id is resolved only when
- * the node runs, so it is not checked here.
+ * An email integration's connection must exist and be an `smtp` connection, an http request's or
+ * a webhook's an `http` one (its credentials, its signingSecret). Lint finds it before a run; the
+ * node checks it again when it runs, since a templated id is resolved only then.
  */
 export function integrationConnectionFindings(
   node: GraphNode,
