@@ -115,8 +115,13 @@ describe('the testing service as its own process under its NATS user', () => {
       (answer) => answer.status !== 503,
     );
     expect(testCase.status).toBe(201);
+    // The engine, a process of its own, may subscribe after the catalog and the testing service.
+    await readUntil(
+      () => system('GET', `/api/v1/processes/execution-stats/${processId}`),
+      (answer) => answer.status === 200,
+    );
     const run = await system('POST', `/api/v1/test-execution/${testCase.body.id}/run`);
-    expect(run.body).toMatchObject({ status: 'passed', actualOutput: { Out: { n: 3 } } });
+    expect(run.body).toMatchObject({ status: 'passed', actualOutput: { Out: { n: 3 } }, errorMessage: null });
     const exported = await system('GET', `/api/v1/processes/${processId}/export`);
     expect(exported.body.testCases).toEqual([expect.objectContaining({ name: 'n is small', inputNodeId })]);
     const batch = await system('POST', '/api/v1/test-runs/batch', { processId });
