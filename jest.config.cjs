@@ -26,8 +26,8 @@ module.exports = {
   // Generous: stores and servers start slowly on a loaded 2-core machine; no test asserts on time.
   testTimeout: 60000,
   // Three workers on the 2-core CI machine: most int and e2e suites wait on databases, servers and
-  // child processes, not on the CPU. A CI run took 27 min with two (jest's default here is one)
-  // and 10 min with three (1,686 suite-seconds in 570 s), with no test failing from the load.
+  // child processes, not on the CPU. CI took 22-28 min with two (jest's default here is one)
+  // and 10 min with three (1,686 suite-seconds in 570 s; tools already installed), green.
   maxWorkers: 3,
   // One deployment shared by the e2e suites that need plain Weft (services/all-in-one/test/support/shared-deployment.ts).
   globalSetup: '<rootDir>/services/all-in-one/test/support/shared-deployment-setup.ts',
