@@ -31,6 +31,8 @@ function pngOf(pdf: Buffer, dpi = 150): Buffer {
   }
 }
 
+const jobOf = (owner: string) => ({ signal: new AbortController().signal, owner });
+
 describe('OCR node (tesseract.js with registry language data, pdftoppm for PDFs)', () => {
   // One worker for the whole file: starting Tesseract is the expensive part.
   const workers = new OcrWorkers(1);
@@ -138,7 +140,7 @@ describe('OCR node (tesseract.js with registry language data, pdftoppm for PDFs)
 
   test('a worker that cannot start fails every job waiting for it, not only the first', async () => {
     const missing = new OcrWorkers(1, () => Promise.reject(new Error("Cannot find module 'tesseract.js'")));
-    const jobs = [1, 2, 3].map(() => missing.recognize(pngHeader(10, 10), ['eng'], new AbortController().signal));
+    const jobs = [1, 2, 3].map(() => missing.recognize(pngHeader(10, 10), ['eng'], jobOf('org')));
     const settled = await Promise.allSettled(jobs);
     expect(settled.map((job) => job.status)).toEqual(['rejected', 'rejected', 'rejected']);
   });
@@ -178,10 +180,10 @@ describe('OCR node (tesseract.js with registry language data, pdftoppm for PDFs)
       // 1200 dpi: a 10200x3333 image, seconds of recognition (2 s on an idle machine), so the
       // cancel lands while it runs; the first run also leaves a started worker idle for it.
       const slow = pngOf(textPdf(['STOPPED 1']), 1200);
-      await pair.recognize(slow, ['eng'], new AbortController().signal);
+      await pair.recognize(slow, ['eng'], jobOf('org-a'));
       const cancel = new AbortController();
-      const stopped = pair.recognize(slow, ['eng'], cancel.signal);
-      const others = [1, 2, 3].map(() => pair.recognize(image, ['eng'], new AbortController().signal));
+      const stopped = pair.recognize(slow, ['eng'], { signal: cancel.signal, owner: 'org-a' });
+      const others = [1, 2, 3].map(() => pair.recognize(image, ['eng'], jobOf('org-b')));
       await new Promise((resolve) => setTimeout(resolve, 300));
       cancel.abort(new Error('cancelled'));
       await expect(stopped).rejects.toThrow('cancelled');
@@ -191,6 +193,19 @@ describe('OCR node (tesseract.js with registry language data, pdftoppm for PDFs)
       await pair.close();
     }
   }, 120_000);
+
+  test("one organization's queued pages do not hold back another's: jobs are taken in turn", async () => {
+    const page = pngOf(textPdf(['TURN 4']));
+    await workers.recognize(page, ['eng'], jobOf('warm-up'));
+    const finished: string[] = [];
+    const track = (name: string, owner: string) =>
+      workers.recognize(page, ['eng'], jobOf(owner)).then(() => finished.push(name));
+    // Org A queues four pages before org B queues one: B's runs second, not fifth.
+    const jobs = [track('a1', 'org-a'), track('a2', 'org-a'), track('a3', 'org-a'), track('a4', 'org-a')];
+    jobs.push(track('b1', 'org-b'));
+    await Promise.all(jobs);
+    expect(finished).toEqual(['a1', 'a2', 'b1', 'a3', 'a4']);
+  });
 
   test('TIFF pages are decoded off the event loop, one at a time, and the decoding stops with the node', async () => {
     // 30 pages of 6000x6000 pixels in a few KB: minutes of decoding if it ran to the end.
@@ -255,7 +270,7 @@ describe('OCR node (tesseract.js with registry language data, pdftoppm for PDFs)
 
   test('a TIFF waits for a free decoder slot before a thread decodes it', async () => {
     const tiff = grayTiff([grayPixelsOf(textPdf(['WAITED TURN']))]);
-    await decoders.acquire(new AbortController().signal);
+    await decoders.acquire(new AbortController().signal, 'another-org');
     const running = run({ file: dataUrl('scan.tif', 'image/tiff', tiff) });
     try {
       await waitUntil(() => decoders.queued === 1);

@@ -1,20 +1,23 @@
+import { FairQueue } from './fair-queue.js';
+
 /**
- * At most `limit` holders at once; the others wait in order. A waiter whose signal aborts leaves
- * the queue with the signal's reason, so a cancelled or timed-out node never holds a turn it no
- * longer wants (the browser's contexts, the mapping processes).
+ * At most `limit` holders at once; the others wait, in turn by owner (an organization: see
+ * FairQueue) and in order within an owner. A waiter whose signal aborts leaves the queue with the
+ * signal's reason, so a cancelled or timed-out node never holds a turn it no longer wants (the
+ * browser's contexts, the mapping processes, the OCR decoders).
  */
 export class AbortableSemaphore {
   private held = 0;
-  private readonly waiting: (() => void)[] = [];
+  private readonly waiting = new FairQueue<() => void>();
 
   constructor(private readonly limit: number) {}
 
   /** Holders waiting for a turn. */
   get queued(): number {
-    return this.waiting.length;
+    return this.waiting.size;
   }
 
-  async acquire(signal: AbortSignal): Promise<void> {
+  async acquire(signal: AbortSignal, owner: string): Promise<void> {
     signal.throwIfAborted();
     if (this.held < this.limit) {
       this.held++;
@@ -27,10 +30,10 @@ export class AbortableSemaphore {
         resolve();
       };
       const onAbort = (): void => {
-        this.waiting.splice(this.waiting.indexOf(grant), 1);
+        this.waiting.remove(owner, grant);
         reject(signal.reason as Error);
       };
-      this.waiting.push(grant);
+      this.waiting.push(owner, grant);
       signal.addEventListener('abort', onAbort, { once: true });
     });
   }

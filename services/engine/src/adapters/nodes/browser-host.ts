@@ -41,10 +41,11 @@ export class BrowserHost {
    */
   async withContext<T>(
     signal: AbortSignal,
+    owner: string,
     proxyUrl: string,
     work: (context: BrowserContext) => Promise<T>,
   ): Promise<T> {
-    await this.contexts.acquire(signal);
+    await this.contexts.acquire(signal, owner);
     try {
       const browser = await this.launched();
       const context = await browser.newContext({

@@ -61,8 +61,10 @@ export class JsonataMappings {
     input: unknown,
     timeoutMs: number,
     signal: AbortSignal,
+    /** The organization: processes are taken in turn by organization. */
+    owner: string,
   ): Promise<unknown> {
-    await this.slots.acquire(signal);
+    await this.slots.acquire(signal, owner);
     let evaluator: Evaluator;
     try {
       evaluator = this.idle.pop() ?? (await this.start());

@@ -8,7 +8,7 @@ import type { AbortableSemaphore } from './abortable-semaphore.js';
 import type { NodeFileSource } from './node-files.js';
 import { imagePixelSize, largestPageArea, tiffPageSizes } from './ocr-image-size.js';
 import { tiffPagesAsPng } from './ocr-tiff.js';
-import type { OcrPage, OcrWorkers } from './ocr-workers.js';
+import type { OcrJob, OcrPage, OcrWorkers } from './ocr-workers.js';
 
 /**
  * `ocrNode`: text of an image (PNG, JPEG, TIFF: each of its pages) or a PDF (rendered page by page
@@ -49,12 +49,13 @@ const run = (binary: string, args: string[], cwd: string, signal: AbortSignal): 
 const isPdf = (bytes: Buffer): boolean => bytes.subarray(0, 5).toString('latin1') === '%PDF-';
 
 /** The PDF's pages rendered to PNG files, read one at a time as the node asks for them. */
-async function* renderPdf(bytes: Buffer, options: OcrNodeOptions, signal: AbortSignal): AsyncGenerator<Buffer> {
+async function* renderPdf(bytes: Buffer, options: OcrNodeOptions, job: OcrJob): AsyncGenerator<Buffer> {
+  const { signal } = job;
   const folder = await mkdtemp(join(tmpdir(), 'weft-pdf-'));
   try {
     await writeFile(join(folder, 'in.pdf'), bytes);
     const pages = String(options.maxPages);
-    await options.decoders.acquire(signal);
+    await options.decoders.acquire(signal, job.owner);
     try {
       // A page too large for the pixel budget at 200 dpi is rendered at a lower resolution instead.
       const info = await run(options.pdfinfo ?? 'pdfinfo', ['-l', pages, 'in.pdf'], folder, signal);
@@ -82,7 +83,7 @@ async function* renderPdf(bytes: Buffer, options: OcrNodeOptions, signal: AbortS
  * and TIFF (its first WEFT_OCR_MAX_PAGES pages, turned into PNGs one by one: tesseract.js does not
  * read TIFF). GIF, BMP and WebP would be decoded by tesseract.js unchecked, so they are refused.
  */
-function checkedImages(bytes: Buffer, options: OcrNodeOptions, signal: AbortSignal): AsyncIterable<Buffer> | Buffer[] {
+function checkedImages(bytes: Buffer, options: OcrNodeOptions, job: OcrJob): AsyncIterable<Buffer> | Buffer[] {
   const { maxPixels, maxPages } = options;
   const tiff = tiffPageSizes(bytes, maxPages);
   const sizes = tiff ?? [imagePixelSize(bytes)].filter((size) => size !== undefined);
@@ -99,7 +100,7 @@ function checkedImages(bytes: Buffer, options: OcrNodeOptions, signal: AbortSign
       );
     }
   }
-  return tiff ? tiffPagesAsPng(bytes, tiff, options.decoders, signal) : [bytes];
+  return tiff ? tiffPagesAsPng(bytes, tiff, options.decoders, job) : [bytes];
 }
 
 export const ocrNodeExecutor = (options: OcrNodeOptions): NodeExecutor<OcrNodeConfig> => ({
@@ -110,11 +111,10 @@ export const ocrNodeExecutor = (options: OcrNodeOptions): NodeExecutor<OcrNodeCo
     const languages = config.languages ?? ['eng'];
     try {
       const file = await options.files.read(config.file, context.organizationId);
-      const images = isPdf(file.bytes)
-        ? renderPdf(file.bytes, options, signal)
-        : checkedImages(file.bytes, options, signal);
+      const job: OcrJob = { signal, owner: context.organizationId };
+      const images = isPdf(file.bytes) ? renderPdf(file.bytes, options, job) : checkedImages(file.bytes, options, job);
       const pages: OcrPage[] = [];
-      for await (const image of images) pages.push(await options.workers.recognize(image, languages, signal));
+      for await (const image of images) pages.push(await options.workers.recognize(image, languages, job));
       return { output: { text: pages.map((page) => page.text).join('\n'), pages } };
     } catch (error) {
       if (context.signal.aborted) throw error;

@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { NodeFailure } from '../../domain/nodes/node-executor.js';
 import type { AbortableSemaphore } from './abortable-semaphore.js';
 import type { PixelSize } from './ocr-image-size.js';
+import type { OcrJob } from './ocr-workers.js';
 
 /**
  * TIFF pages as PNG images for the OCR workers (tesseract.js reads PNG and JPEG, not TIFF): each
@@ -85,9 +86,10 @@ export async function* tiffPagesAsPng(
   bytes: Buffer,
   pages: readonly PixelSize[],
   decoders: AbortableSemaphore,
-  signal: AbortSignal,
+  job: OcrJob,
 ): AsyncGenerator<Buffer> {
-  await decoders.acquire(signal);
+  const { signal } = job;
+  await decoders.acquire(signal, job.owner);
   try {
     yield* decodedPages(bytes, pages, signal);
   } finally {

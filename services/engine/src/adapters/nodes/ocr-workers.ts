@@ -3,10 +3,11 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { NodeFailure } from '../../domain/nodes/node-executor.js';
+import { FairQueue } from './fair-queue.js';
 
 /**
  * Tesseract workers, started once per engine and reused: up to `size` workers per language set,
- * each running one recognition at a time, jobs waiting in order for a free one. Language data
+ * each running one recognition at a time, jobs waiting for a free one in turn by organization (FairQueue). Language data
  * comes from the `@tesseract.js-data/<lang>` packages only; a worker is never created without
  * `langPath`, because tesseract.js would then fetch a CDN and crash the process on failure.
  *
@@ -19,6 +20,12 @@ export interface OcrWord {
   text: string;
   confidence: number;
   bbox: { x0: number; y0: number; x1: number; y1: number };
+}
+
+/** Who waits (jobs are taken in turn by organization) and what stops the job. */
+export interface OcrJob {
+  signal: AbortSignal;
+  owner: string;
 }
 
 export interface OcrPage {
@@ -36,13 +43,18 @@ interface TesseractPage {
   blocks?: { paragraphs: { lines: { words: { text: string; confidence: number; bbox: OcrWord['bbox'] }[] }[] }[] }[];
 }
 
+interface Waiter {
+  resolve: (worker: TesseractWorker) => void;
+  reject: (error: Error) => void;
+}
+
 /** The workers of one language set. */
 interface LanguagePool {
   languages: string[];
   idle: TesseractWorker[];
   /** Workers alive or starting. */
   alive: number;
-  waiting: { resolve: (worker: TesseractWorker) => void; reject: (error: Error) => void }[];
+  waiting: FairQueue<Waiter>;
 }
 
 const require = createRequire(import.meta.url);
@@ -69,14 +81,15 @@ export class OcrWorkers {
     private readonly loadRuntime: () => Promise<typeof import('tesseract.js')> = () => import('tesseract.js'),
   ) {}
 
-  async recognize(image: Buffer, languages: string[], signal: AbortSignal): Promise<OcrPage> {
+  async recognize(image: Buffer, languages: string[], job: OcrJob): Promise<OcrPage> {
+    const { signal } = job;
     signal.throwIfAborted();
     const folders = languages.map(languageFolder);
     const pool = this.poolFor(languages);
-    const worker = await this.acquire(pool, folders, signal);
-    const job = worker.recognize(image, {}, { text: true, blocks: true });
-    // The job is raced below; its own rejection must never go unhandled (it would end the engine).
-    job.catch(() => undefined);
+    const worker = await this.acquire(pool, folders, job);
+    const recognition = worker.recognize(image, {}, { text: true, blocks: true });
+    // Raced below; its own rejection must never go unhandled (it would end the engine).
+    recognition.catch(() => undefined);
     let onAbort: (() => void) | undefined;
     const aborted = new Promise<never>((_resolve, reject) => {
       onAbort = () => reject(signal.reason as Error);
@@ -84,7 +97,7 @@ export class OcrWorkers {
       else signal.addEventListener('abort', onAbort, { once: true });
     });
     try {
-      const { data } = await Promise.race([job, aborted]);
+      const { data } = await Promise.race([recognition, aborted]);
       this.release(pool, worker);
       return { text: data.text, words: wordsOf(data) };
     } catch (error) {
@@ -102,7 +115,7 @@ export class OcrWorkers {
     this.closed = true;
     const pools = [...this.pools.values()];
     this.pools.clear();
-    for (const pool of pools) for (const waiter of pool.waiting.splice(0)) waiter.reject(new Error('OCR is stopping'));
+    for (const pool of pools) for (const waiter of pool.waiting.drain()) waiter.reject(new Error('OCR is stopping'));
     await Promise.all(
       pools.flatMap((pool) => pool.idle.splice(0).map((worker) => worker.terminate().catch(() => undefined))),
     );
@@ -112,18 +125,18 @@ export class OcrWorkers {
     const key = [...languages].sort().join('+');
     let pool = this.pools.get(key);
     if (!pool) {
-      pool = { languages, idle: [], alive: 0, waiting: [] };
+      pool = { languages, idle: [], alive: 0, waiting: new FairQueue<Waiter>() };
       this.pools.set(key, pool);
     }
     return pool;
   }
 
-  /** An idle worker, a new one while the pool has room, else the next one freed (in order). */
-  private acquire(pool: LanguagePool, folders: string[], signal: AbortSignal): Promise<TesseractWorker> {
+  /** An idle worker, a new one while the pool has room, else the next one freed (in turn by owner). */
+  private acquire(pool: LanguagePool, folders: string[], { signal, owner }: OcrJob): Promise<TesseractWorker> {
     const idle = pool.idle.pop();
     if (idle) return Promise.resolve(idle);
     return new Promise((resolve, reject) => {
-      const waiter = {
+      const waiter: Waiter = {
         resolve: (worker: TesseractWorker) => {
           signal.removeEventListener('abort', leave);
           resolve(worker);
@@ -134,12 +147,11 @@ export class OcrWorkers {
         },
       };
       const leave = (): void => {
-        const at = pool.waiting.indexOf(waiter);
-        if (at >= 0) pool.waiting.splice(at, 1);
+        pool.waiting.remove(owner, waiter);
         reject(signal.reason as Error);
       };
       signal.addEventListener('abort', leave, { once: true });
-      pool.waiting.push(waiter);
+      pool.waiting.push(owner, waiter);
       if (pool.alive < this.size) this.startWorker(pool, folders);
     });
   }
@@ -155,7 +167,7 @@ export class OcrWorkers {
     pool.alive -= 1;
     this.stoppedWorkers += 1;
     void worker.terminate().catch(() => undefined);
-    if (pool.waiting.length > 0 && !this.closed) this.startWorker(pool, folders);
+    if (pool.waiting.size > 0 && !this.closed) this.startWorker(pool, folders);
   }
 
   /**
@@ -169,8 +181,8 @@ export class OcrWorkers {
       (error: unknown) => {
         pool.alive -= 1;
         const failure = error instanceof Error ? error : new NodeFailure(`OCR worker did not start: ${String(error)}`);
-        const failed = pool.alive === 0 ? pool.waiting.splice(0) : pool.waiting.splice(0, 1);
-        for (const waiter of failed) waiter.reject(failure);
+        const failed = pool.alive === 0 ? pool.waiting.drain() : [pool.waiting.shift()];
+        for (const waiter of failed) waiter?.reject(failure);
       },
     );
   }

@@ -45,7 +45,14 @@ export const schematizationNodeExecutor = (
         if (expression === undefined) throw new NodeFailure(`no mapping for data block "${block.name}"`);
         const what = `mapping of "${block.name}"`;
         // In a worker thread: a timeout, a cancel or the memory limit ends the evaluation itself.
-        data[block.name] = await options.mappings.evaluate(what, expression, input, timeoutMs, context.signal);
+        data[block.name] = await options.mappings.evaluate(
+          what,
+          expression,
+          input,
+          timeoutMs,
+          context.signal,
+          context.organizationId,
+        );
       }
       const violations = blockViolations(blocks, data, options.validators);
       if (violations.length > 0)

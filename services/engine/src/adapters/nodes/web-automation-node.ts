@@ -121,7 +121,7 @@ export const webAutomationNodeExecutor = (options: WebAutomationOptions): NodeEx
   async execute(config, _input, run) {
     const proxy = await BrowserProxy.start({ allowedHosts: config.allowedHosts ?? [], guard: options.guard });
     try {
-      return await options.browsers.withContext(run.signal, proxy.url, (context) =>
+      return await options.browsers.withContext(run.signal, run.organizationId, proxy.url, (context) =>
         runSteps(context, config, run, options, proxy),
       );
     } finally {
