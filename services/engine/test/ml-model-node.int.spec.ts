@@ -1,6 +1,13 @@
 import type { DecryptedConnection } from '@weft/contracts';
-import { addModel, externalDataModel, tinyOnnxModel } from '../src/bench/tiny-onnx-model.js';
+import {
+  addModel,
+  externalDataModel,
+  onnxWire,
+  tinyOnnxModel,
+  trainingInfoModel,
+} from '../src/bench/tiny-onnx-model.js';
 import { createNodePalette, type NodePalette } from '../src/adapters/nodes/node-palette.js';
+import { OnnxModels } from '../src/adapters/nodes/onnx-models.js';
 import type { NodeRunContext } from '../src/domain/nodes/node-executor.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm-server.js';
@@ -8,7 +15,9 @@ import { json, startLocalHttpServer } from './support/local-http-server.js';
 import { pureExecutors, runInMemory } from './support/run-in-memory.js';
 import { waitUntil } from './support/wait-until.js';
 
-const modelUrl = `data:application/octet-stream;base64,${Buffer.from(addModel()).toString('base64')}`;
+const dataUrl = (model: Uint8Array): string =>
+  `data:application/octet-stream;base64,${Buffer.from(model).toString('base64')}`;
+const modelUrl = dataUrl(addModel());
 
 describe('mlModelNode', () => {
   let llm: FakeLlm;
@@ -177,6 +186,65 @@ describe('mlModelNode', () => {
         error: expect.stringContaining('the model keeps tensor data in external files, which Weft does not load'),
       });
       expect(listener.output('Model')).toBeUndefined();
+    }
+  });
+
+  test('onnx: a model the runtime would parse otherwise than the external-data check (a tag beyond 32 bits) is refused', async () => {
+    // Field 2^29 + 7 is field 7 (the graph) to protobuf, which keeps a tag's low 32 bits.
+    const model = Uint8Array.from([...addModel(), ...onnxWire.tag(7 + 2 ** 29, 2), ...onnxWire.varint(0)]);
+    const { outcome } = await run({
+      provider: 'onnx',
+      model: dataUrl(model),
+      inputs: { a: { data: [1], dims: [1] }, b: { data: [1], dims: [1] } },
+    });
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      error:
+        'the model could not be loaded: the model has a protobuf field tag longer than 32 bits, which Weft refuses (not an ONNX protobuf)',
+    });
+  });
+
+  test('onnx: a model with training info (initialization and algorithm graphs, binding maps) loads and runs', async () => {
+    const { outcome, listener } = await run({
+      provider: 'onnx',
+      model: dataUrl(trainingInfoModel()),
+      inputs: { a: { data: [1, 2, 3, 4], dims: [4] } },
+    });
+    expect(outcome.status).toBe('completed');
+    expect(listener.output('Model')).toEqual({ outputs: { sum: { data: [2, 3, 4, 5], dims: [4] } } });
+  });
+
+  test('onnx: a model evicted while it still loads in the worker has its session released, not leaked', async () => {
+    const models = new OnnxModels({ maxModelBytes: 1024 * 1024, maxCachedModels: 1, maxOutputValues: 1000 });
+    const mul = tinyOnnxModel({
+      op: 'Mul',
+      inputs: [
+        { name: 'a', dims: ['n'] },
+        { name: 'b', dims: ['n'] },
+      ],
+      output: { name: 'product', dims: ['n'] },
+    });
+    try {
+      // Sent in this order before the worker answers any: load add; load mul, evicting add
+      // (release add); load add again, evicting mul (release mul). Each release reaches the
+      // worker while its model is still loading there, and the second load of add too.
+      const [, , add] = await Promise.all([
+        models.load('org', modelUrl),
+        models.load('org', dataUrl(mul)),
+        models.load('org', modelUrl),
+      ]);
+      expect(models.cachedModels).toBe(1);
+      expect(await models.workerSessions()).toEqual({ keys: [add.key], live: 1 });
+      expect(
+        await models.run(add, {
+          a: { type: 'float32', data: [1], dims: [1] },
+          b: { type: 'float32', data: [2], dims: [1] },
+        }),
+      ).toEqual({
+        sum: { data: [3], dims: [1] },
+      });
+    } finally {
+      await models.close();
     }
   });
 

@@ -1,5 +1,9 @@
 import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { blobKeyOf, type BlobStorage } from '@weft/blob-storage';
 import type { FileReference } from '@weft/contracts';
@@ -18,6 +22,10 @@ import type { TensorInput } from './onnx-tensors.js';
  * Native inference cannot be interrupted, so a run whose execution is cancelled or times out
  * ends the worker thread: the CPU it held is freed at once. Runs of other executions in that
  * worker fail with `OnnxWorkerRestarted`, and the node loads its model again and retries.
+ *
+ * A model whose tensors name external data files is refused before the worker sees it, and the
+ * worker points the runtime's external data at an empty directory of this instance, in case a
+ * model ever gets past that check (onnx-external-data.ts, onnx-worker-source.ts).
  */
 
 /** Reads a blob of the organization; undefined when absent. */
@@ -68,6 +76,8 @@ export class OnnxModels {
   private readonly loaded = new Map<string, Promise<LoadedModel>>();
   /** The key of each model downloaded from a URL, by organization and URL. */
   private readonly downloaded = new Map<string, string>();
+  /** The empty directory the runtime resolves external data files in (created with the first worker). */
+  private emptyDir: string | undefined;
   /** Worker threads ended to stop a run, and runs sent and not answered yet (tests observe both). */
   stoppedWorkers = 0;
   runsInFlight = 0;
@@ -80,7 +90,8 @@ export class OnnxModels {
     model: FileReference | string,
     download?: (url: URL, maxBytes: number) => Promise<Uint8Array>,
   ): Promise<LoadedModel> {
-    const worker = await this.started();
+    // A missing runtime fails before the model is read.
+    await this.started();
     const target = typeof model === 'string' ? model : model.url;
     // A model taken from a URL is downloaded once per engine; its loaded session is then reused.
     const remote = /^https?:\/\//i.test(target) ? `${organizationId}\u0000${target}` : undefined;
@@ -95,15 +106,19 @@ export class OnnxModels {
     refuseExternalData(bytes);
     const key = createHash('sha256').update(bytes).digest('hex');
     if (remote) this.downloaded.set(remote, key);
+    // The worker now (it may have been restarted while the bytes were read): the evictions and the
+    // load below go to it, in this order, with no wait between.
+    const worker = await this.started();
     let loaded = this.loaded.get(key);
     if (loaded) {
       this.loaded.delete(key);
     } else {
-      this.evictBeyond(this.options.maxCachedModels - 1);
+      this.evictBeyond(this.options.maxCachedModels - 1, worker);
       loaded = (this.request(worker, { op: 'load', key, bytes }) as Promise<Omit<LoadedModel, 'key'>>).then(
         (names) => ({ key, ...names }),
         (error: Error) => {
-          this.loaded.delete(key);
+          // Only this load's entry: the model may have been evicted and loaded again meanwhile.
+          if (this.loaded.get(key) === loaded) this.loaded.delete(key);
           if (error instanceof OnnxWorkerRestarted) throw error;
           throw new NodeFailure(`the model could not be loaded: ${error.message}`);
         },
@@ -160,22 +175,35 @@ export class OnnxModels {
     return this.loaded.size;
   }
 
+  /** The worker's sessions now: the keys it holds and how many sessions it created and did not release (tests). */
+  async workerSessions(): Promise<{ keys: string[]; live: number }> {
+    return (await this.request(await this.started(), { op: 'sessions' })) as { keys: string[]; live: number };
+  }
+
   async close(): Promise<void> {
     const worker = this.worker;
+    const emptyDir = this.emptyDir;
     this.worker = undefined;
+    this.emptyDir = undefined;
     this.loaded.clear();
     this.downloaded.clear();
     if (worker) await (await worker.catch(() => undefined))?.terminate();
+    if (emptyDir) await rm(emptyDir, { recursive: true, force: true });
   }
 
-  private evictBeyond(keep: number): void {
+  /**
+   * Releases the least recently used models beyond `keep`. The release is sent at once, to the
+   * worker the next load goes to: the worker then sees it before any later load of the same model
+   * (which gets a new session) and after an earlier one still loading (which it waits for).
+   */
+  private evictBeyond(keep: number, worker: Worker): void {
     while (this.loaded.size > keep) {
       const oldest = this.loaded.keys().next().value as string;
       this.loaded.delete(oldest);
       for (const [url, key] of this.downloaded) if (key === oldest) this.downloaded.delete(url);
       // Runs in progress finish first (the worker releases the session after them); a run sent
       // later is answered `evicted`, and its node loads the model again.
-      void this.worker?.then((worker) => this.request(worker, { op: 'release', key: oldest })).catch(() => undefined);
+      this.request(worker, { op: 'release', key: oldest }).catch(() => undefined);
     }
   }
 
@@ -197,7 +225,7 @@ export class OnnxModels {
     }
     const worker = new Worker(ONNX_WORKER_SOURCE, {
       eval: true,
-      workerData: { runtimePath, maxOutputValues: this.options.maxOutputValues },
+      workerData: { runtimePath, maxOutputValues: this.options.maxOutputValues, emptyDir: this.emptyDirectory() },
     });
     worker.unref();
     await new Promise<void>((resolve, reject) => {
@@ -227,6 +255,14 @@ export class OnnxModels {
       });
     });
     return worker;
+  }
+
+  /** This instance's empty directory (mode 0700), made again if it went missing or got any entry. */
+  private emptyDirectory(): string {
+    if (this.emptyDir === undefined || !isEmptyDirectory(this.emptyDir)) {
+      this.emptyDir = mkdtempSync(join(tmpdir(), 'weft-onnx-no-external-data-'));
+    }
+    return this.emptyDir;
   }
 
   private request(worker: Worker, message: Record<string, unknown>): Promise<unknown> {
@@ -286,6 +322,14 @@ function refuseExternalData(bytes: Uint8Array): void {
       'the model keeps tensor data in external files, which Weft does not load: save it with every tensor inside ' +
         'the model (onnx.save(model, path, save_as_external_data=False))',
     );
+}
+
+function isEmptyDirectory(path: string): boolean {
+  try {
+    return readdirSync(path).length === 0;
+  } catch {
+    return false;
+  }
 }
 
 const tooLarge = (max: number): NodeFailure =>
