@@ -58,7 +58,10 @@ const SAMPLES = [
 const expectSameMatches = (pattern: string) => {
   const ecma = new RegExp(pattern, 'u');
   const re2 = RE2JS.compile(ecmaPatternToRe2(pattern));
-  const disagreements = SAMPLES.filter((sample) => ecma.test(sample) !== re2.test(sample));
+  // tenant-schemas checks with matcher().find(); test() is re2js's DFA: both must agree with JavaScript.
+  const disagreements = SAMPLES.filter(
+    (sample) => ecma.test(sample) !== re2.test(sample) || ecma.test(sample) !== re2.matcher(sample).find(),
+  );
   expect({ pattern, disagreements }).toEqual({ pattern, disagreements: [] });
 };
 
@@ -141,6 +144,31 @@ describe('ECMAScript patterns rewritten for RE2', () => {
       /^\\p\{ID_Start\} is not supported: RE2 knows general categories, scripts and the properties Any, ASCII, /,
     );
     expect(refusal('\\pL')).toBe('invalid escape \\pL: write \\p{…}');
+    expect(refusal('\\p{toString}')).toMatch(/^\\p\{toString\} is not supported: RE2 knows/);
+    expect(refusal('\\p{gc=constructor}')).toBe('\\p{gc=constructor} names no general category');
+  });
+
+  test('under (?i:…), \\P{…}, negated classes with \\p{…} and \\b are refused: JavaScript and RE2 fold case differently', () => {
+    expect(refusal('(?i:\\P{Lu})')).toBe(
+      '\\P{Lu} is not supported in a case-insensitive group (?i:…): JavaScript negates before ignoring case, RE2 after, and they match different characters',
+    );
+    expect(refusal('(?i:[^\\p{Lu}])')).toMatch(
+      /^a negated class with \\p\{Lu\} is not supported in a case-insensitive group/,
+    );
+    expect(refusal('(?i:[^a\\P{Ll}])')).toMatch(/^\\P\{Ll\} is not supported in a case-insensitive group/);
+    expect(refusal('(?i:a\\b)')).toMatch(/^\\b is not supported in a case-insensitive group \(\?i:…\): .*Kelvin/);
+    expect(refusal('(?i:(a)\\B)')).toMatch(/^\\B is not supported in a case-insensitive group/);
+    // Outside the group, and \p{…} in a class that is not negated, are as before.
+    for (const pattern of [
+      '^(?i:a)\\b',
+      '^\\P{Lu}$',
+      '^[^\\p{Lu}]$',
+      '^(?i:[\\p{Lu}])$',
+      '^(?i:a(?-i:\\b))',
+      '(?i:[\\b])',
+    ]) {
+      expectSameMatches(pattern);
+    }
   });
 
   test('backreferences and lookaround are refused with the reason', () => {

@@ -1,7 +1,9 @@
+import { RE2JS } from 're2js';
 import {
   checkedLengthLimit,
   compileTenantPattern,
   MAX_CHECKED_LENGTH,
+  PATTERN_WORK_BUDGET,
   schemaCompileError,
   tenantSchemaAjv,
 } from '../src/validation/tenant-schemas.js';
@@ -46,6 +48,17 @@ describe("users' JSON Schemas", () => {
     expect(ajv.compile({ type: 'string', pattern: '^b$' })('b')).toBe(true);
   });
 
+  test('a pattern JavaScript rejects with the u flag is refused with its message', () => {
+    expect(schemaCompileError({ type: 'string', pattern: ']' })).toBe(
+      'pattern "]" does not compile: Invalid regular expression: /]/u: Lone quantifier brackets',
+    );
+    expect(schemaCompileError({ type: 'string', pattern: 'a{' })).toMatch(/^pattern "a\{" does not compile: Invalid/);
+    expect(schemaCompileError({ type: 'string', pattern: '\\#' })).toMatch(/does not compile: .*Invalid escape$/);
+    expect(schemaCompileError({ type: 'string', pattern: '\\-' })).toMatch(/does not compile: .*Invalid escape$/);
+    expect(schemaCompileError({ type: 'string', pattern: '\\p{toString}' })).toMatch(/Invalid property name$/);
+    expect(schemaCompileError({ type: 'string', pattern: '[\\-#]' })).toBeUndefined();
+  });
+
   test('formats are checked as in the contract schemas', () => {
     const email = tenantSchemaAjv().compile({ type: 'string', format: 'email' });
     expect(email('ada@weft.test')).toBe(true);
@@ -68,7 +81,7 @@ describe('what a pattern may cost', () => {
         /^pattern ".*": repeat count \{\d+(,\d*)?\} is more than 100, the largest allowed \(for the length of a string, use minLength and maxLength\)$/,
       );
     }
-    const literal = tenantSchemaAjv().compile({ type: 'string', pattern: '^a\\{101}[{999}]$' });
+    const literal = tenantSchemaAjv().compile({ type: 'string', pattern: '^a\\{101\\}[{999}]$' });
     expect(literal('a{101}9')).toBe(true);
     expect(literal('a{101}x')).toBe(false);
   });
@@ -134,12 +147,110 @@ describe('what a pattern may cost', () => {
       '/1 must match pattern "^a"',
       '/2 was not checked against pattern "^a": the pattern checks of this validation would cover more than 80 characters × pattern instructions, the most allowed',
     ]);
-    // The budget is renewed when the synchronous run ends, and counts work, not time: the same
-    // document gets the same answer on a busy machine as on a quiet one.
-    await new Promise((resolve) => setImmediate(resolve));
+    // Each call has the whole budget again, in the same tick too: it counts work, not time, so the
+    // same document gets the same answer on a busy machine as on a quiet one.
     expect(limited(['aaaa', 'bbbb', 'aaaa'])).toBe(false);
     expect(messages(limited)).toHaveLength(2);
-    await new Promise((resolve) => setImmediate(resolve));
     expect(limited(['aaaa', 'aaaa'])).toBe(true);
+  });
+});
+
+describe('what validation and compilation may cost', () => {
+  test('one validation cannot spend the budget of the next, in the same tick (one Ajv serves every organization)', () => {
+    const ajv = tenantSchemaAjv({ patternWorkBudget: 80 });
+    const greedy = ajv.compile({ type: 'array', items: { type: 'string', pattern: '^a' } });
+    const modest = ajv.compile({ type: 'string', pattern: '^b' });
+    expect(greedy(Array(20).fill('aaaa'))).toBe(false);
+    expect(modest('bbbb')).toBe(true);
+  });
+
+  test('an empty string costs a step: a budget of 80 checks ten of them, not eleven', () => {
+    const validate = tenantSchemaAjv({ patternWorkBudget: 80 }).compile({
+      type: 'array',
+      items: { type: 'string', pattern: '^$' },
+    });
+    expect(validate(Array(10).fill(''))).toBe(true);
+    expect(validate(Array(11).fill(''))).toBe(false);
+  });
+
+  test('a string not checked fails the validation even under not, if or oneOf', () => {
+    const notScript = tenantSchemaAjv().compile({ type: 'string', not: { pattern: '^\\s*javascript:' } });
+    expect(notScript('https://weft.test')).toBe(true);
+    expect(notScript('javascript:alert(1)')).toBe(false);
+    expect(notScript(`javascript:alert(1)//${'x'.repeat(32_768)}`)).toBe(false);
+    expect(messages(notScript)).toContain(
+      ' has a string that was not checked against pattern "^\\s*javascript:": it is longer than the most characters this pattern is checked against',
+    );
+    const names = tenantSchemaAjv().compile({ type: 'object', propertyNames: { not: { pattern: '^\\$' } } });
+    expect(names({ where: 1 })).toBe(true);
+    expect(names({ [`$where${' '.repeat(32_768)}`]: 1 })).toBe(false);
+    const condition = tenantSchemaAjv({ patternWorkBudget: 0 }).compile({
+      type: 'string',
+      if: { pattern: '^admin' },
+      then: { const: 'admin-ok' },
+    });
+    expect(condition('admin-evil')).toBe(false);
+    expect(messages(condition)).toEqual([
+      ' has a string that was not checked against pattern "^admin": the pattern checks of this validation would cover more than 0 characters × pattern instructions, the most allowed',
+    ]);
+    const either = tenantSchemaAjv({ patternWorkBudget: 0 }).compile({
+      oneOf: [{ type: 'string', pattern: '^a' }, { type: 'string' }],
+    });
+    expect(either('abc')).toBe(false);
+  });
+
+  test('patterns whose classes have many range boundaries check the whole budget in bounded work', () => {
+    // re2js's DFA (RE2JS.test) built states for these strings for 2.5-4.4 s; the matcher's search
+    // takes ~40 ms here, proportional to characters × instructions.
+    const pattern = '(?:[\\p{Cn}\\p{Ll}]\\p{Lu}\\p{Mn}\\p{Lo})|[a\\p{Nd}][ab]{9}\\p{Nd}';
+    const { programSize } = compileTenantPattern(pattern);
+    const count = Math.floor(PATTERN_WORK_BUDGET / (51 * Math.max(programSize, 8)));
+    let seed = 42;
+    const bit = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) >> 16) & 1;
+    const data = Array.from({ length: count }, () => Array.from({ length: 50 }, () => (bit() ? 'a' : 'b')).join(''));
+    const dfaTest = RE2JS.prototype.test;
+    let dfaCalls = 0;
+    RE2JS.prototype.test = function (this: RE2JS, input: string) {
+      dfaCalls += 1;
+      return dfaTest.call(this, input);
+    };
+    try {
+      const validate = tenantSchemaAjv().compile({ type: 'array', items: { type: 'string', pattern } });
+      expect(validate(data)).toBe(false); // most strings do not match: no digit
+      expect(validate(['a'.repeat(40) + 'ab1'])).toBe(true);
+      const ecma = new RegExp(pattern, 'u');
+      const compiled = compileTenantPattern(pattern);
+      expect(data.filter((text) => compiled.test(text) !== ecma.test(text))).toEqual([]);
+      expect(dfaCalls).toBe(0);
+    } finally {
+      RE2JS.prototype.test = dfaTest;
+    }
+  });
+
+  test('a schema may name 200 distinct patterns of 12,000 characters in all; more is refused', () => {
+    const schemaOf = (patterns: string[]) => ({
+      type: 'object',
+      properties: Object.fromEntries(patterns.map((pattern, index) => [`p${index}`, { type: 'string', pattern }])),
+    });
+    const numbered = (count: number, from = 0) => Array.from({ length: count }, (_, index) => `^x${index + from}$`);
+    expect(schemaCompileError(schemaOf(numbered(200)))).toBeUndefined();
+    expect(schemaCompileError(schemaOf(numbered(201)))).toBe(
+      'the schema has more than 200 distinct patterns, the most allowed',
+    );
+    // The same pattern named many times counts once.
+    expect(schemaCompileError(schemaOf(Array(500).fill('^x$')))).toBeUndefined();
+    const long = (count: number) =>
+      Array.from({ length: count }, (_, index) => `${'a'.repeat(996)}${String(index).padStart(4, '0')}`);
+    expect(schemaCompileError(schemaOf(long(12)))).toBeUndefined();
+    expect(schemaCompileError(schemaOf(long(13)))).toBe(
+      'the patterns of the schema have more than 12000 characters in all, the most allowed',
+    );
+    // Patterns compiled before by the same Ajv count for each schema naming them.
+    const ajv = tenantSchemaAjv();
+    ajv.compile(schemaOf(numbered(150)));
+    expect(() => ajv.compile(schemaOf(numbered(51, 150)))).not.toThrow();
+    expect(() => ajv.compile(schemaOf([...numbered(150), ...numbered(51, 150)]))).toThrow(
+      'the schema has more than 200 distinct patterns, the most allowed',
+    );
   });
 });

@@ -14,8 +14,10 @@ import { SCRIPT_ALIASES, SCRIPT_NAMES } from './unicode-script-aliases.js';
  * modifier, and a `{` or `}` that starts no count (a literal, as JavaScript reads it without `u`).
  * Refused: backreferences (`\1`, `\k<name>`), lookahead and lookbehind, `\p{Script_Extensions=…}`
  * and properties RE2 lacks, the `(?m:…)` modifier (RE2's line anchors know only \n), RE2-only
- * syntax that JavaScript rejects (`(?i)`, `(?P<n>…)`, `\z`, `\Q…\E`, `\pL`), and counted repeats
- * over {@link MAX_REPEAT_COUNT}.
+ * syntax that JavaScript rejects (`(?i)`, `(?P<n>…)`, `\z`, `\Q…\E`, `\pL`), counted repeats
+ * over {@link MAX_REPEAT_COUNT}, and, inside `(?i:…)`, `\P{…}`, negated classes with `\p{…}` and
+ * `\b`/`\B`: JavaScript negates before ignoring case, RE2 after, and they disagree on ſ and the
+ * Kelvin sign as word characters.
  */
 
 /** The largest count a `{n}`, `{n,}` or `{n,m}` may have: RE2's time per character grows with it. */
@@ -155,7 +157,11 @@ function propertyName(body: string): string {
     const key = body.slice(0, equals);
     const value = body.slice(equals + 1);
     if (key === 'General_Category' || key === 'gc') {
-      const category = CATEGORIES.has(value) ? value : CATEGORY_ALIASES[value];
+      const category = CATEGORIES.has(value)
+        ? value
+        : Object.hasOwn(CATEGORY_ALIASES, value)
+          ? CATEGORY_ALIASES[value]
+          : undefined;
       if (category) return category;
       throw new UnsupportedPatternError(`${escape} names no general category`);
     }
@@ -172,7 +178,11 @@ function propertyName(body: string): string {
     throw new UnsupportedPatternError(`${escape} is not supported: only General_Category and Script take a value`);
   }
   if (CATEGORIES.has(body)) return body;
-  const name = CATEGORY_ALIASES[body] ?? BINARY_PROPERTIES[body];
+  const name = Object.hasOwn(CATEGORY_ALIASES, body)
+    ? CATEGORY_ALIASES[body]
+    : Object.hasOwn(BINARY_PROPERTIES, body)
+      ? BINARY_PROPERTIES[body]
+      : undefined;
   if (name) return name;
   // RE2's own spelling of a script (`\p{Greek}`) is accepted as it was before translation.
   if (SCRIPT_NAMES.has(body)) return body;
@@ -199,9 +209,12 @@ export function ecmaPatternToRe2(pattern: string): string {
   const out: string[] = [];
   let i = 0;
   let inClass = false;
+  let negatedClass = false;
   let dotAll = false;
-  /** dotAll outside each open group, restored when it closes. */
-  const groups: boolean[] = [];
+  /** Whether case is ignored here, in a (?i:…) group. */
+  let caseless = false;
+  /** dotAll and caseless outside each open group, restored when it closes. */
+  const groups: Array<{ dotAll: boolean; caseless: boolean }> = [];
 
   const refuse = (message: string): never => {
     throw new UnsupportedPatternError(message);
@@ -256,9 +269,14 @@ export function ecmaPatternToRe2(pattern: string): string {
       case 'S':
         return simple(inClass ? NOT_SPACE : `[^${SPACE}]`);
       case 'b':
-        return simple(inClass ? hex(8) : '\\b');
       case 'B':
-        return inClass ? refuse('\\B is not allowed inside a character class') : simple('\\B');
+        if (inClass) return char === 'b' ? simple(hex(8)) : refuse('\\B is not allowed inside a character class');
+        if (caseless) {
+          refuse(
+            `\\${char} is not supported in a case-insensitive group (?i:…): JavaScript and RE2 tell word characters apart differently there (ſ, the Kelvin sign)`,
+          );
+        }
+        return simple(`\\${char}`);
       case '0':
         if (isDigit(pattern[i + 2]))
           refuse(`invalid escape ${pattern.slice(i, i + 3)} (octal escapes are not allowed)`);
@@ -288,6 +306,11 @@ export function ecmaPatternToRe2(pattern: string): string {
           return refuse(`invalid escape ${pattern.slice(i, i + 3)}: write \\${char}{…}`);
         }
         const name = propertyName(pattern.slice(i + 3, close));
+        if (caseless && (char === 'P' || (inClass && negatedClass))) {
+          refuse(
+            `${char === 'P' ? pattern.slice(i, close + 1) : `a negated class with ${pattern.slice(i, close + 1)}`} is not supported in a case-insensitive group (?i:…): JavaScript negates before ignoring case, RE2 after, and they match different characters`,
+          );
+        }
         i = close + 1;
         return `\\${char}{${name}}`;
       }
@@ -339,6 +362,8 @@ export function ecmaPatternToRe2(pattern: string): string {
       if (flag !== 'i' && flag !== 's') refuse(`unsupported flag ${flag} in (?${text}`);
     }
     if (on.includes('s')) dotAll = true;
+    if (on.includes('i')) caseless = true;
+    if (off.includes('i')) caseless = false;
     if (off.includes('s')) dotAll = false;
     const caseOn = on.includes('i') ? 'i' : '';
     const caseOff = off.includes('i') ? '-i' : '';
@@ -371,6 +396,7 @@ export function ecmaPatternToRe2(pattern: string): string {
         } else {
           inClass = true;
           const negated = pattern[i + 1] === '^';
+          negatedClass = negated;
           out.push(negated ? '[^' : '[');
           i += negated ? 2 : 1;
         }
@@ -380,7 +406,7 @@ export function ecmaPatternToRe2(pattern: string): string {
         i += 1;
         break;
       case '(':
-        groups.push(dotAll);
+        groups.push({ dotAll, caseless });
         if (pattern[i + 1] === '?') out.push(group());
         else {
           out.push('(');
@@ -388,7 +414,7 @@ export function ecmaPatternToRe2(pattern: string): string {
         }
         break;
       case ')':
-        if (groups.length > 0) dotAll = groups.pop()!;
+        if (groups.length > 0) ({ dotAll, caseless } = groups.pop()!);
         out.push(')');
         i += 1;
         break;

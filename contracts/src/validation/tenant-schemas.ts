@@ -1,4 +1,14 @@
-import { _, Ajv, str, type CodeKeywordDefinition, type KeywordCxt } from 'ajv';
+import {
+  _,
+  Ajv,
+  str,
+  type AnySchema,
+  type CodeKeywordDefinition,
+  type ErrorObject,
+  type KeywordCxt,
+  type ValidateFunction,
+} from 'ajv';
+import type { DataValidationCxt } from 'ajv/dist/types/index.js';
 import addFormatsPlugin from 'ajv-formats';
 import { RE2JS } from 're2js';
 import { ecmaPatternToRe2, MAX_REPEAT_COUNT, UnsupportedPatternError } from './ecma-to-re2.js';
@@ -17,9 +27,11 @@ import { ecmaPatternToRe2, MAX_REPEAT_COUNT, UnsupportedPatternError } from './e
  * {@link MAX_PATTERN_LENGTH} characters, repeats more than {@link MAX_REPEAT_COUNT} times or
  * compiles to more than {@link MAX_PATTERN_PROGRAM} instructions; a string is checked against a
  * pattern only up to {@link checkedLengthLimit} characters (at most {@link MAX_CHECKED_LENGTH},
- * fewer for a large pattern), so one check takes some tens of milliseconds at worst; and the
- * checks of one validation (one synchronous run) may cover {@link PATTERN_WORK_BUDGET} characters
- * × instructions in all. A string not checked fails validation saying why. The budgets count
+ * fewer for a large pattern), so one check takes some tens of milliseconds at worst; the checks
+ * of one validation (one call of a compiled validator) may cover {@link PATTERN_WORK_BUDGET}
+ * characters × instructions in all; and a schema may name {@link MAX_SCHEMA_PATTERNS} distinct
+ * patterns of {@link MAX_SCHEMA_PATTERN_CHARACTERS} characters in all. A string not checked fails
+ * the whole validation saying why. The budgets count
  * work, not time, so a document validates the same on a busy machine as on a quiet one.
  */
 const addFormats = ((addFormatsPlugin as unknown as { default?: unknown }).default ?? addFormatsPlugin) as unknown as (
@@ -38,7 +50,7 @@ export const MAX_CHECKED_LENGTH = 32_768;
 const CHECK_BUDGET = 262_144;
 const SMALL_PROGRAM = 8;
 /**
- * Characters × instructions the pattern checks of one synchronous run of validation may cover
+ * Characters × instructions the pattern checks of one validation (one validator call) may cover
  * together (eight checks at the per-check budget: some 250 ms at re2js's worst, a few ms for
  * ordinary patterns); later strings are not checked.
  */
@@ -74,6 +86,14 @@ export function compileTenantPattern(pattern: string): CompiledPattern {
       `pattern ${quoted(pattern)} is ${pattern.length} characters long, more than ${MAX_PATTERN_LENGTH}, the most allowed`,
     );
   }
+  try {
+    // JSON Schema patterns are ECMA-262 regular expressions with the u flag; what JavaScript
+    // rejects is refused as JavaScript words it (only parsed, never run).
+    new RegExp(pattern, 'u');
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`pattern ${quoted(pattern)} does not compile: ${reason}`, { cause: error });
+  }
   let re: RE2JS;
   try {
     re = RE2JS.compile(ecmaPatternToRe2(pattern));
@@ -90,11 +110,24 @@ export function compileTenantPattern(pattern: string): CompiledPattern {
     );
   }
   const maxLength = checkedLengthLimit(programSize);
-  return { source: pattern, programSize, maxLength, test: (text) => text.length <= maxLength && re.test(text) };
+  // matcher().find() asks for the match's position, which takes re2js's one-pass, backtracking
+  // or NFA matcher, whose work is proportional to characters × instructions; test() takes its DFA,
+  // which can build a new state per character for classes with many range boundaries (seconds
+  // within the budget). Both search unanchored and give the same answer.
+  return {
+    source: pattern,
+    programSize,
+    maxLength,
+    test: (text) => text.length <= maxLength && re.matcher(text).find(),
+  };
 }
+
+/** Why a string was not checked against a pattern. */
+type Refusal = 'length' | 'budget';
 
 /** A pattern as the validation code holds it (ajv's `code.regExp`), sharing its validator's work budget. */
 interface BudgetedPattern {
+  readonly source: string;
   readonly maxLength: number;
   test(text: string): boolean;
   toString(): string;
@@ -104,52 +137,88 @@ interface BudgetedPattern {
   skips: number;
 }
 
+/** The most distinct patterns one schema may name. */
+export const MAX_SCHEMA_PATTERNS = 200;
+/** The most characters the distinct patterns of one schema may have together. */
+export const MAX_SCHEMA_PATTERN_CHARACTERS = 12_000;
+
 /**
- * Compiles patterns whose checks share one work budget, renewed once the current synchronous run
- * ends. The last {@link MEMO_SIZE} patterns are kept: a schema names each several times.
+ * The patterns of one Ajv: compiled once (the last {@link MEMO_SIZE} are kept: a schema names each
+ * several times), counted per schema compiled, and checked within a work budget that each
+ * top-level validation renews ({@link PatternState.startValidation}).
  */
-function budgetedPatterns(budget: number): (pattern: string) => BudgetedPattern {
-  let spent = 0;
-  let renewal = false;
-  const memo = new Map<string, BudgetedPattern>();
-  const compile = (source: string): BudgetedPattern => {
+class PatternState {
+  private spent = 0;
+  /** The strings not checked in the current validation: pattern → why (the last reason). */
+  readonly refused = new Map<string, Refusal>();
+  private readonly memo = new Map<string, BudgetedPattern>();
+  /** The distinct patterns of the schema being compiled, and their characters. */
+  private named = new Set<string>();
+  private namedCharacters = 0;
+
+  constructor(readonly budget: number) {}
+
+  startValidation(): void {
+    this.spent = 0;
+    this.refused.clear();
+  }
+
+  startCompile(): void {
+    this.named = new Set();
+    this.namedCharacters = 0;
+  }
+
+  /** The pattern for the validation code, counted against the caps of the schema being compiled. */
+  pattern(source: string): BudgetedPattern {
+    if (!this.named.has(source)) {
+      this.named.add(source);
+      this.namedCharacters += source.length;
+      if (this.named.size > MAX_SCHEMA_PATTERNS) {
+        throw new Error(`the schema has more than ${MAX_SCHEMA_PATTERNS} distinct patterns, the most allowed`);
+      }
+      if (this.namedCharacters > MAX_SCHEMA_PATTERN_CHARACTERS) {
+        throw new Error(
+          `the patterns of the schema have more than ${MAX_SCHEMA_PATTERN_CHARACTERS} characters in all, the most allowed`,
+        );
+      }
+    }
+    let pattern = this.memo.get(source);
+    if (!pattern) {
+      pattern = this.compile(source);
+      if (this.memo.size >= MEMO_SIZE) this.memo.delete(this.memo.keys().next().value as string);
+      this.memo.set(source, pattern);
+    }
+    return pattern;
+  }
+
+  private compile(source: string): BudgetedPattern {
     const compiled = compileTenantPattern(source);
     const pattern: BudgetedPattern = {
+      source,
       maxLength: compiled.maxLength,
       skipped: false,
       skips: 0,
       toString: () => source,
-      test(text) {
+      test: (text) => {
         pattern.skipped = false;
-        if (text.length > compiled.maxLength) return false;
-        const work = text.length * workPerCharacter(compiled.programSize);
-        if (spent + work > budget) {
-          pattern.skipped = true;
-          pattern.skips += 1;
+        if (text.length > compiled.maxLength) {
+          this.refused.set(source, 'length');
           return false;
         }
-        spent += work;
-        if (!renewal) {
-          renewal = true;
-          queueMicrotask(() => {
-            spent = 0;
-            renewal = false;
-          });
+        // An empty string costs a step too: a million of them are not free.
+        const work = (text.length + 1) * workPerCharacter(compiled.programSize);
+        if (this.spent + work > this.budget) {
+          pattern.skipped = true;
+          pattern.skips += 1;
+          this.refused.set(source, 'budget');
+          return false;
         }
+        this.spent += work;
         return compiled.test(text);
       },
     };
     return pattern;
-  };
-  return (source) => {
-    let pattern = memo.get(source);
-    if (!pattern) {
-      pattern = compile(source);
-      if (memo.size >= MEMO_SIZE) memo.delete(memo.keys().next().value as string);
-      memo.set(source, pattern);
-    }
-    return pattern;
-  };
+  }
 }
 const MEMO_SIZE = 256;
 
@@ -225,16 +294,72 @@ function patternPropertiesKeyword(
   };
 }
 
-/** Ajv for users' schemas; `patternWorkBudget` bounds the pattern checks of one validation (tests change it). */
+const isRefusalError = (error: ErrorObject): boolean =>
+  (error.keyword === 'pattern' || error.keyword === 'patternProperties') &&
+  /^(was not checked|is longer than|has property names not checked|has a property name longer)/.test(
+    error.message ?? '',
+  );
+
+/**
+ * The validator of a top-level call: it renews the work budget on entry (so one validation, of one
+ * organization, cannot spend another's), and fails when any string went unchecked against a
+ * pattern, wherever the pattern sat: under `not`, `if` or `oneOf` a failed pattern would pass.
+ */
+function budgetedValidator<T>(validate: ValidateFunction<T>, state: PatternState): ValidateFunction<T> {
+  if ((validate as { $async?: boolean }).$async) throw new Error('$async schemas are not supported');
+  const wrapped = ((data: unknown, dataCxt?: DataValidationCxt) => {
+    state.startValidation();
+    const valid = validate(data, dataCxt);
+    wrapped.errors = validate.errors;
+    if (state.refused.size === 0) return valid;
+    const errors = valid ? [] : [...(validate.errors ?? [])];
+    for (const [source, reason] of state.refused) {
+      if (errors.some((error) => isRefusalError(error) && (error.params as { pattern?: string }).pattern === source)) {
+        continue;
+      }
+      const why =
+        reason === 'budget'
+          ? notChecked(state.budget)
+          : 'it is longer than the most characters this pattern is checked against';
+      errors.push({
+        instancePath: '',
+        schemaPath: '#',
+        keyword: 'pattern',
+        params: { pattern: source },
+        message: `has a string that was not checked against pattern "${source}": ${why}`,
+      });
+    }
+    wrapped.errors = errors;
+    return false;
+  }) as ValidateFunction<T>;
+  return Object.assign(wrapped, {
+    schema: validate.schema,
+    schemaEnv: validate.schemaEnv,
+    source: validate.source,
+    errors: null,
+  });
+}
+
+/**
+ * Ajv for users' schemas; `patternWorkBudget` bounds the pattern checks of one validation (tests
+ * change it). Its compile() refuses a schema naming more than {@link MAX_SCHEMA_PATTERNS} distinct
+ * patterns or {@link MAX_SCHEMA_PATTERN_CHARACTERS} pattern characters, and returns validators that
+ * renew the budget on each call and fail when a string was not checked (see budgetedValidator).
+ * Validate through those validators only (not getSchema or validate with a key).
+ */
 export function tenantSchemaAjv(options: { patternWorkBudget?: number } = {}): Ajv {
-  const budget = options.patternWorkBudget ?? PATTERN_WORK_BUDGET;
-  const patterns = budgetedPatterns(budget);
-  const regExp = Object.assign((source: string) => patterns(source), { code: 'budgetedPatterns' });
+  const state = new PatternState(options.patternWorkBudget ?? PATTERN_WORK_BUDGET);
+  const regExp = Object.assign((source: string) => state.pattern(source), { code: 'budgetedPatterns' });
   const ajv = addFormats(new Ajv({ allErrors: true, strict: false, coerceTypes: false, code: { regExp } }));
   const patternProperties = ajv.getKeyword('patternProperties') as CodeKeywordDefinition;
   ajv.removeKeyword('pattern').removeKeyword('patternProperties');
-  ajv.addKeyword(patternKeyword(regExp, budget));
-  ajv.addKeyword(patternPropertiesKeyword(patternProperties, regExp, budget));
+  ajv.addKeyword(patternKeyword(regExp, state.budget));
+  ajv.addKeyword(patternPropertiesKeyword(patternProperties, regExp, state.budget));
+  const compile = ajv.compile.bind(ajv) as (schema: AnySchema, meta?: boolean) => ValidateFunction;
+  ajv.compile = ((schema: AnySchema, meta?: boolean) => {
+    state.startCompile();
+    return budgetedValidator(compile(schema, meta), state);
+  }) as Ajv['compile'];
   return ajv;
 }
 

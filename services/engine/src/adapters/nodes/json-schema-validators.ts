@@ -8,7 +8,11 @@ import { tenantSchemaAjv } from '@weft/contracts';
 const MAX_COMPILED = 500;
 
 export class JsonSchemaValidators {
-  /** Users' schemas: their patterns run in linear time (RE2). */
+  /**
+   * Users' schemas: their patterns run in linear time (RE2). One Ajv serves every organization:
+   * its compile() gives validators that renew the pattern work budget on each call, so one
+   * organization's validation cannot spend another's, and fail when a string went unchecked.
+   */
   private readonly ajv = tenantSchemaAjv();
   private readonly compiled = new Map<string, ValidateFunction>();
 
