@@ -1,8 +1,24 @@
 import { ProblemError } from '@weft/contracts';
 
 /** The answer to a request or reply over the bus's message size limit, on both buses alike. */
-export const messageTooLarge = (what: 'request' | 'reply' | 'message', bytes: number, maxBytes: number) =>
-  new ProblemError(413, `The ${what} is too large for the bus (${bytes} bytes; at most ${maxBytes}).`);
+export const messageTooLarge = (what: 'request' | 'reply' | 'message', bytes: number | undefined, maxBytes: number) =>
+  new ProblemError(
+    413,
+    `The ${what} is too large for the bus (${bytes === undefined ? 'more than a JavaScript string holds' : `${bytes} bytes`}; at most ${maxBytes}).`,
+  );
+
+/**
+ * JSON text of a payload. One too large for a JavaScript string (about 512 MiB: JSON.stringify
+ * throws a RangeError) is refused as too large for the bus, like any payload over its limit.
+ */
+export function jsonTextOf(value: unknown, what: 'request' | 'reply' | 'message', maxBytes: number): string {
+  try {
+    return JSON.stringify(value);
+  } catch (error) {
+    if (error instanceof RangeError) throw messageTooLarge(what, undefined, maxBytes);
+    throw error;
+  }
+}
 
 /**
  * A copy of `value` through JSON (what the receiver of a NATS message gets), refused with a 413
@@ -10,7 +26,7 @@ export const messageTooLarge = (what: 'request' | 'reply' | 'message', bytes: nu
  */
 export function jsonCopyWithin<T>(value: T, maxBytes: number, what: 'request' | 'reply' | 'message'): T {
   if (value === undefined) return value;
-  const json = JSON.stringify(value);
+  const json = jsonTextOf(value, what, maxBytes);
   const bytes = Buffer.byteLength(json, 'utf8');
   if (bytes > maxBytes) throw messageTooLarge(what, bytes, maxBytes);
   return JSON.parse(json) as T;

@@ -115,4 +115,17 @@ describe('event values in blob storage', () => {
     await Promise.all(prepareForStorage(completed({ text: 'x'.repeat(1500) }), capped).blobWrites);
     expect(await files()).toHaveLength(1);
   });
+
+  test('values that fit one by one but not in one JavaScript string are refused as too large, not thrown as RangeError', () => {
+    // 34 outputs of 16 MiB (one string, shared): JSON of over 512 MiB, more than V8 lets a string hold.
+    const output = 'o'.repeat(16 * 1024 * 1024);
+    const outputs = Object.fromEntries(Array.from({ length: 34 }, (_, index) => [`Out${index}`, output]));
+    const event: ExecutionEvent = {
+      type: 'ExecutionCompleted',
+      data: { executionId: 'ex', outputData: outputs, completedAt: '2026-01-01T00:00:00.000Z' },
+    } as ExecutionEvent;
+    expect(() => prepareForStorage(event, events)).toThrow(
+      /^ExecutionCompleted outputData larger than a JavaScript string holds exceeds WEFT_EVENT_VALUE_MAX_BYTES \(16777216 bytes\)$/,
+    );
+  });
 });

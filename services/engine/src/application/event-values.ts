@@ -36,8 +36,20 @@ export const DEFAULT_EVENT_SIZE_LIMITS: EventSizeLimits = {
 
 /** A value over WEFT_EVENT_VALUE_MAX_BYTES: refused like an oversize event. */
 export class ValueTooLargeError extends ProblemError {
-  constructor(type: string, field: string, bytes: number, max: number) {
-    super(413, `${type} ${field} of ${bytes} bytes exceeds WEFT_EVENT_VALUE_MAX_BYTES (${max} bytes)`);
+  /** `bytes` undefined: the value's JSON is longer than a JavaScript string can be (about 512 MiB). */
+  constructor(type: string, field: string, bytes: number | undefined, max: number) {
+    const size = bytes === undefined ? 'larger than a JavaScript string holds' : `of ${bytes} bytes`;
+    super(413, `${type} ${field} ${size} exceeds WEFT_EVENT_VALUE_MAX_BYTES (${max} bytes)`);
+  }
+}
+
+/** JSON of an event's part; undefined when it is longer than a JavaScript string can be. */
+function jsonOrTooLong(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
   }
 }
 
@@ -81,9 +93,11 @@ export function prepareForStorage(event: ExecutionEvent, storage: EventStorage):
   const inlineValues: Record<string, unknown> = {};
   for (const field of VALUE_FIELDS[event.type] ?? []) {
     if (data[field] === undefined) continue;
-    const json = JSON.stringify(data[field]);
-    const bytes = bytesOf(json);
+    const json = jsonOrTooLong(data[field]);
     const maxValueBytes = limits.valueMaxBytes ?? DEFAULT_EVENT_SIZE_LIMITS.valueMaxBytes!;
+    // Outputs that fit one by one can add up to more than a string holds (an execution's outputs).
+    if (json === undefined) throw new ValueTooLargeError(event.type, field, undefined, maxValueBytes);
+    const bytes = bytesOf(json);
     if (bytes > maxValueBytes) throw new ValueTooLargeError(event.type, field, bytes, maxValueBytes);
     if (bytes > limits.valueInlineMaxBytes && values) {
       const key = `execution-values/${event.data.executionId}/${randomUUID()}.json`;
