@@ -107,6 +107,24 @@ describe('integration node against a local HTTP server', () => {
     expect(server.requests.length - before).toBe(1);
   });
 
+  test('a URL with credentials, templated from data, fails the node without quoting them', async () => {
+    const before = server.requests.length;
+    const withCredentials = await runCall(
+      { url: '{{input["In"]["target"]}}' },
+      { target: `${server.url.replace('//', '//user:PASSWORD-XYZ@')}/x` },
+    );
+    expect(withCredentials.outcome).toMatchObject({
+      status: 'failed',
+      error: 'the URL carries credentials: give them through an http connection instead',
+    });
+    const unparsable = await runCall(
+      { url: '{{input["In"]["target"]}}' },
+      { target: 'http://user:PASSWORD-XYZ@[::1/x' },
+    );
+    expect(unparsable.outcome).toMatchObject({ status: 'failed', error: 'invalid URL "http://[::1/x"' });
+    expect(server.requests.length).toBe(before);
+  });
+
   test('binary responses come back as file references', async () => {
     const { listener } = await runCall({ url: `${server.url}/file/report.pdf` });
     const output = listener.output('Call') as {

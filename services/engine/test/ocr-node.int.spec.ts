@@ -6,6 +6,8 @@ import { AbortableSemaphore } from '../src/adapters/nodes/abortable-semaphore.js
 import { nodeFileSource } from '../src/adapters/nodes/node-files.js';
 import { ocrNodeExecutor } from '../src/adapters/nodes/ocr-node.js';
 import { OcrWorkers } from '../src/adapters/nodes/ocr-workers.js';
+import { tiffPageSizes } from '../src/adapters/nodes/ocr-image-size.js';
+import { tiffPagesAsPng } from '../src/adapters/nodes/ocr-tiff.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
 import { pureExecutors, runInMemory } from './support/run-in-memory.js';
 import { grayPixelsOf, grayTiff, sharedStripTiff } from './support/gray-tiff.js';
@@ -280,6 +282,21 @@ describe('OCR node (tesseract.js with registry language data, pdftoppm for PDFs)
     const { outcome, listener } = await running;
     expect(outcome.status).toBe('completed');
     expect((listener.output('Scan') as { text: string }).text.trim()).toBe('WAITED TURN');
+  });
+
+  test('a TIFF holds its decoder slot only while a page decodes, not while the page waits for OCR', async () => {
+    const tiff = grayTiff([grayPixelsOf(textPdf(['ONE'])), grayPixelsOf(textPdf(['TWO']))]);
+    const slots = new AbortableSemaphore(1);
+    const pages = tiffPagesAsPng(tiff, tiffPageSizes(tiff, 5)!, slots, jobOf('org-a'));
+    const first = await pages.next();
+    expect(first.done).toBe(false);
+    // Page one is out (on its way to OCR): another organization's page can decode now.
+    const other = slots.acquire(new AbortController().signal, 'org-b').then(() => 'free');
+    const held = new Promise((resolve) => setTimeout(() => resolve('held'), 500));
+    expect(await Promise.race([other, held])).toBe('free');
+    slots.release();
+    expect((await pages.next()).done).toBe(false);
+    expect((await pages.next()).done).toBe(true);
   });
 
   test('a TIFF page declaring more pixels than WEFT_OCR_MAX_PIXELS is refused before anything decodes it', async () => {

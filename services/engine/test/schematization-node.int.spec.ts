@@ -1,5 +1,6 @@
 import type { DecryptedConnection } from '@weft/contracts';
 import type { DataBlockSchemas } from '../src/adapters/nodes/data-block-schemas.js';
+import { JsonataMappings } from '../src/adapters/nodes/jsonata-mapping.js';
 import { createNodePalette, type NodePalette } from '../src/adapters/nodes/node-palette.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm-server.js';
@@ -144,6 +145,20 @@ describe('schematizationNode', () => {
     expect(after.outcome.status).toBe('completed');
   });
 
+  test('mapping: a cancel that lands while the JSONata process starts stops the mapping', async () => {
+    const cold = new JsonataMappings({ workers: 1, maxMemoryMb: 128 });
+    try {
+      const controller = new AbortController();
+      const running = cold.evaluate('mapping of "x"', '1 + 1', {}, 5000, controller.signal, 'org');
+      controller.abort(new Error('cancelled while starting'));
+      await expect(running).rejects.toThrow('cancelled while starting');
+      // The slot was given back: the next mapping runs.
+      expect(await cold.evaluate('mapping of "y"', '2 + 2', {}, 5000, new AbortController().signal, 'org')).toBe(4);
+    } finally {
+      await cold.close();
+    }
+  });
+
   test('mapping: without JSONata installed the node fails saying what to install', async () => {
     const missing = createNodePalette({
       dataBlocks,
@@ -214,6 +229,16 @@ describe('schematizationNode', () => {
       'has credentials in its baseUrl: put the key in apiKey instead',
     ],
     ['a URL that does not parse', 'http://user:sk-in-url@[::1/v1', 'has a baseUrl that is not a URL'],
+    [
+      'a key in its query',
+      'http://127.0.0.1:9/v1?api-key=sk-in-url',
+      'has a query or fragment in its baseUrl: give the API root only, and the key in apiKey',
+    ],
+    [
+      'a key in its fragment',
+      'http://127.0.0.1:9/v1#sk-in-url',
+      'has a query or fragment in its baseUrl: give the API root only, and the key in apiKey',
+    ],
     ['another scheme', 'ftp://user:sk-in-url@127.0.0.1/v1', 'has a baseUrl of scheme ftp:, not http or https'],
   ])('llm: a baseUrl with %s fails the node without quoting it', async (_case, baseUrl, message) => {
     const before = llm.requests.length;

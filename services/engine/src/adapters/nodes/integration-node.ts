@@ -144,10 +144,14 @@ export const integrationNodeExecutor = (options: IntegrationNodeOptions = {}): N
     try {
       url = new URL(config.url);
     } catch {
-      throw new NodeFailure(`invalid URL "${config.url}"`);
+      // Quoted without what a user:password@ part would hold.
+      throw new NodeFailure(`invalid URL "${config.url.replace(/\/\/[^/@]*@/, '//')}"`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       throw new NodeFailure(`unsupported URL scheme ${url.protocol}`);
+    // fetch refuses them with an error that quotes the whole URL, password included.
+    if (url.username !== '' || url.password !== '')
+      throw new NodeFailure('the URL carries credentials: give them through an http connection instead');
     for (const [key, value] of Object.entries(config.query ?? {})) {
       for (const item of Array.isArray(value) ? value : [value]) url.searchParams.append(key, asText(item));
     }

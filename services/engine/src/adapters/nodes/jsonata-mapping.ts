@@ -72,6 +72,12 @@ export class JsonataMappings {
       this.release(undefined);
       throw error;
     }
+    // Stopped while the slot was granted or the process started: the 'abort' is already past,
+    // so runOn's listener would never hear it; the mapping must not run.
+    if (signal.aborted) {
+      this.release(evaluator);
+      throw signal.reason as Error;
+    }
     return this.runOn(evaluator, what, { expression, input, timeoutMs }, signal);
   }
 

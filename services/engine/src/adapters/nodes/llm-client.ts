@@ -156,8 +156,9 @@ export class LlmEndpoint {
 
 /**
  * The connection's base URL without trailing slashes, refused unless it is an http(s) URL without
- * credentials: fetch would refuse `https://user:key@host` with an error quoting the whole URL, and
- * every error message names the endpoint. Refusals never quote the URL, which may hold a key.
+ * credentials, query or fragment: fetch would refuse `https://user:key@host` with an error quoting
+ * the whole URL, and every error message names the endpoint. Refusals never quote the URL, which
+ * may hold a key.
  */
 function checkedBaseUrl(connectionName: string, baseUrl: unknown): string {
   if (typeof baseUrl !== 'string' || baseUrl === '') {
@@ -177,6 +178,13 @@ function checkedBaseUrl(connectionName: string, baseUrl: unknown): string {
   if (url.username !== '' || url.password !== '') {
     throw new NodeFailure(
       `llm connection "${connectionName}" has credentials in its baseUrl: put the key in apiKey instead`,
+    );
+  }
+  // Paths are appended to the base URL, and every error names it: a query or fragment (where a
+  // key might sit) would end up inside the path and in the messages.
+  if (url.search !== '' || url.hash !== '') {
+    throw new NodeFailure(
+      `llm connection "${connectionName}" has a query or fragment in its baseUrl: give the API root only, and the key in apiKey`,
     );
   }
   return url.toString().replace(/\/+$/, '');

@@ -12,9 +12,9 @@ import type { OcrJob } from './ocr-workers.js';
  *
  * Decoding a large page takes seconds of CPU: it runs in a worker thread of its own, never on the
  * engine's event loop, one page when the node asks for it (so at most one page's pixels are held),
- * and the thread is ended when the node is stopped (cancel, timeout), however far it got. A node
- * holds one of the engine's decoder slots (as many as OCR workers) from its first page to its last,
- * so nodes waiting for a worker do not each start a thread and hold a page's pixels meanwhile.
+ * and the thread is ended when the page is done or the node is stopped (cancel, timeout), however
+ * far it got. Each page holds one of the engine's decoder slots (as many as OCR workers) while it
+ * is decoded, so nodes waiting for a worker start no thread and hold no pixels meanwhile.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -81,24 +81,31 @@ const utifPath = (): string => createRequire(import.meta.url).resolve('utif2');
 /** The heap of a decoder thread: utif2's directories and tags (pixels live in external buffers). */
 const DECODER_HEAP_MB = 256;
 
-/** The pages (sizes checked before) as PNGs, one at a time, once a decoder slot is free. */
+/**
+ * The pages (sizes checked before) as PNGs, one at a time: each decoded while holding a decoder
+ * slot, given back before the page goes to OCR, so a long TIFF waiting for a worker holds no slot
+ * and other organizations' pages take their turn between its pages.
+ */
 export async function* tiffPagesAsPng(
   bytes: Buffer,
   pages: readonly PixelSize[],
   decoders: AbortableSemaphore,
   job: OcrJob,
 ): AsyncGenerator<Buffer> {
-  const { signal } = job;
-  await decoders.acquire(signal, job.owner);
-  try {
-    yield* decodedPages(bytes, pages, signal);
-  } finally {
-    decoders.release();
+  for (const [index, page] of pages.entries()) {
+    await decoders.acquire(job.signal, job.owner);
+    let png: Buffer;
+    try {
+      png = await decodedPage(bytes, index, page, job.signal);
+    } finally {
+      decoders.release();
+    }
+    yield png;
   }
 }
 
-/** Decodes in a thread of its own, ended when `signal` aborts. */
-async function* decodedPages(bytes: Buffer, pages: readonly PixelSize[], signal: AbortSignal): AsyncGenerator<Buffer> {
+/** One page, decoded in a thread of its own that ends with it, or when `signal` aborts. */
+async function decodedPage(bytes: Buffer, index: number, page: PixelSize, signal: AbortSignal): Promise<Buffer> {
   signal.throwIfAborted();
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
@@ -117,13 +124,11 @@ async function* decodedPages(bytes: Buffer, pages: readonly PixelSize[], signal:
   });
   crashed.catch(() => undefined);
   try {
-    for (const [index, page] of pages.entries()) {
-      const answer = new Promise<{ png?: Uint8Array; error?: string }>((resolve) => worker.once('message', resolve));
-      worker.postMessage({ index, width: page.width, height: page.height });
-      const { png, error } = await Promise.race([answer, stopped, crashed]);
-      if (error !== undefined || !png) throw new NodeFailure(`the TIFF could not be read: ${error ?? 'no image'}`);
-      yield Buffer.from(png.buffer, png.byteOffset, png.byteLength);
-    }
+    const answer = new Promise<{ png?: Uint8Array; error?: string }>((resolve) => worker.once('message', resolve));
+    worker.postMessage({ index, width: page.width, height: page.height });
+    const { png, error } = await Promise.race([answer, stopped, crashed]);
+    if (error !== undefined || !png) throw new NodeFailure(`the TIFF could not be read: ${error ?? 'no image'}`);
+    return Buffer.from(png.buffer, png.byteOffset, png.byteLength);
   } finally {
     if (stop) signal.removeEventListener('abort', stop);
     await worker.terminate();
