@@ -4,8 +4,7 @@ import { isKnownNodeType, SCHEMATIZATION_BLOCKS_FIELD } from '../process/node-ty
 import { labelsReferencedInValue } from '../process/templates.js';
 import type { KnownConnection, KnownSchema, LintFinding, LintReport } from './lint-finding.js';
 import { nodeConfigViolations } from './node-config-violations.js';
-import { modelConnectionFindings } from './model-connection-findings.js';
-import { integrationConnectionFindings } from './integration-connection-findings.js';
+import { connectionTypeFindings } from './connection-type-findings.js';
 import { missingConfigFields } from './required-config-fields.js';
 import { triggerFindings } from './trigger-findings.js';
 
@@ -177,8 +176,7 @@ export function lintProcess(
     }
     findings.push(...schemaFindings(node, schemas));
     findings.push(...triggerFindings(node, connections));
-    findings.push(...modelConnectionFindings(node, connections));
-    findings.push(...integrationConnectionFindings(node, connections));
+    findings.push(...connectionTypeFindings(node, connections));
   }
 
   const cycle = nodesOnCycles(graph, nodeIds);
