@@ -11,8 +11,12 @@ const CONNECTION_TYPE_OF_KIND: Record<string, string> = { email: 'smtp', webhook
  */
 function wantedConnectionType(node: GraphNode): string | undefined {
   switch (node.type) {
-    case 'integrationNode':
-      return CONNECTION_TYPE_OF_KIND[String(node.config.kind ?? 'http')];
+    case 'integrationNode': {
+      const kind = node.config.kind ?? 'http';
+      return typeof kind === 'string' && Object.hasOwn(CONNECTION_TYPE_OF_KIND, kind)
+        ? CONNECTION_TYPE_OF_KIND[kind]
+        : undefined;
+    }
     case 'schematizationNode':
       return node.config.mode === 'llm' ? 'llm' : undefined;
     case 'mlModelNode':
