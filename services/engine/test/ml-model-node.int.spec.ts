@@ -7,7 +7,8 @@ import {
   trainingInfoModel,
 } from '../src/bench/tiny-onnx-model.js';
 import { createNodePalette, type NodePalette } from '../src/adapters/nodes/node-palette.js';
-import { OnnxModels } from '../src/adapters/nodes/onnx-models.js';
+import { MAX_RETIRED_WORKERS, OnnxModels } from '../src/adapters/nodes/onnx-models.js';
+import type { TensorInput } from '../src/adapters/nodes/onnx-tensors.js';
 import type { NodeRunContext } from '../src/domain/nodes/node-executor.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm-server.js';
@@ -18,6 +19,33 @@ import { waitUntil } from './support/wait-until.js';
 const dataUrl = (model: Uint8Array): string =>
   `data:application/octet-stream;base64,${Buffer.from(model).toString('base64')}`;
 const modelUrl = dataUrl(addModel());
+
+/**
+ * `c = a·a·…·a` (`depth` MatMuls of `a`, n x n): a run that computes for a while (n 600, depth 100:
+ * about 200 ms on two cores) from a small input.
+ */
+const matMulChain = (n: number, depth: number): Uint8Array => {
+  const { fieldBytes, fieldVarint, tensorInfo } = onnxWire;
+  const nodes: number[] = [];
+  for (let i = 1; i <= depth; i++) {
+    const node = [
+      ...fieldBytes(1, i === 1 ? 'a' : `t${i - 1}`),
+      ...fieldBytes(1, 'a'),
+      ...fieldBytes(2, i === depth ? 'c' : `t${i}`),
+      ...fieldBytes(4, 'MatMul'),
+    ];
+    nodes.push(...fieldBytes(1, node));
+  }
+  const graph = [
+    ...nodes,
+    ...fieldBytes(2, 'chain'),
+    ...fieldBytes(11, tensorInfo('a', [n, n])),
+    ...fieldBytes(12, tensorInfo('c', [n, n])),
+  ];
+  return Uint8Array.from([...fieldVarint(1, 8), ...fieldBytes(7, graph), ...fieldBytes(8, fieldVarint(2, 13))]);
+};
+const identity = (n: number): number[] => Array.from({ length: n * n }, (_, index) => (index % (n + 1) === 0 ? 1 : 0));
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('mlModelNode', () => {
   let llm: FakeLlm;
@@ -344,33 +372,80 @@ describe('mlModelNode', () => {
     }
   }, 120_000);
 
-  test("onnx: a cancelled run ends its inference with the worker; another execution's run there is retried and completes", async () => {
+  test('onnx: runs stopped while their inference computes reject at once; the process lives on and later runs work', async () => {
+    // Ending a worker thread while onnxruntime-node computes in it aborts the process (exit 134):
+    // this test process surviving is the main assertion.
+    const models = new OnnxModels({ maxModelBytes: 1024 * 1024, maxCachedModels: 4, maxOutputValues: 1_000_000 });
+    const n = 600;
+    const chain = dataUrl(matMulChain(n, 100));
+    const feeds: Record<string, TensorInput> = { a: { type: 'float32', data: identity(n), dims: [n, n] } };
+    try {
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const model = await models.load('org', chain);
+        const stop = new AbortController();
+        const reason = new Error(`stopped ${attempt}`);
+        const running = models.run(model, feeds, stop.signal);
+        await sleep(30 + 7 * attempt);
+        stop.abort(reason);
+        await expect(running).rejects.toBe(reason);
+        // Stops in a row retire a bounded number of workers, each left to finish its inference.
+        expect(models.retiredWorkers).toBeLessThanOrEqual(MAX_RETIRED_WORKERS);
+      }
+      expect(models.stoppedWorkers).toBeGreaterThanOrEqual(1);
+      expect(models.stoppedWorkers).toBeLessThan(5);
+      const product = (await models.run(await models.load('org', chain), feeds)).c!;
+      expect(product.dims).toEqual([n, n]);
+      expect((product.data as number[]).reduce((sum, value) => sum + value, 0)).toBe(n);
+      // A retired worker ends once its runs are answered.
+      await waitUntil(() => models.retiredWorkers === 0 && models.runsInFlight === 0, 60_000);
+    } finally {
+      await models.close();
+    }
+  }, 120_000);
+
+  test("onnx: another organization's run in the worker of a stopped run completes there with its output", async () => {
+    const models = new OnnxModels({ maxModelBytes: 1024 * 1024, maxCachedModels: 4, maxOutputValues: 1_000_000 });
+    const n = 600;
+    const chain = dataUrl(matMulChain(n, 100));
+    const feeds: Record<string, TensorInput> = { a: { type: 'float32', data: identity(n), dims: [n, n] } };
+    try {
+      const [forA, forB] = await Promise.all([models.load('org-a', chain), models.load('org-b', chain)]);
+      const stop = new AbortController();
+      const stopped = models.run(forA, feeds, stop.signal);
+      const other = models.run(forB, feeds);
+      await waitUntil(() => models.runsInFlight === 2, 60_000, 1);
+      await sleep(30);
+      stop.abort(new Error('cancelled'));
+      await expect(stopped).rejects.toThrow('cancelled');
+      expect(models.stoppedWorkers).toBe(1);
+      // Answered by the retired worker, not failed to be retried in a new one.
+      const product = (await other).c!;
+      expect(product.dims).toEqual([n, n]);
+      expect(product.data.slice(0, 3)).toEqual([1, 0, 0]);
+      expect((product.data as number[]).reduce((sum, value) => sum + value, 0)).toBe(n);
+      await waitUntil(() => models.retiredWorkers === 0, 60_000);
+    } finally {
+      await models.close();
+    }
+  }, 120_000);
+
+  test("onnx: a cancelled or timed-out run fails its node at once; another execution's run in that worker completes", async () => {
     const fresh = createNodePalette();
-    // A MatMul of two 700x700 matrices: long enough to be in the worker when the cancel comes.
-    const n = 700;
-    const model = tinyOnnxModel({
-      op: 'MatMul',
-      inputs: [
-        { name: 'a', dims: [n, n] },
-        { name: 'b', dims: [n, n] },
-      ],
-      output: { name: 'c', dims: [n, n] },
-    });
+    const n = 600;
     const config = {
       provider: 'onnx',
-      model: `data:application/octet-stream;base64,${Buffer.from(model).toString('base64')}`,
-      inputs: { a: { data: '{{input["In"]["m"]}}', dims: [n, n] }, b: { data: '{{input["In"]["m"]}}', dims: [n, n] } },
+      model: dataUrl(matMulChain(n, 100)),
+      inputs: { a: { data: '{{input["In"]["m"]}}', dims: [n, n] } },
     };
-    const identityish = Array.from({ length: n * n }, (_, index) => (index % (n + 1) === 0 ? 1 : 0));
     try {
       const cancel = new AbortController();
-      const cancelled = run(config, { m: identityish }, { executors: fresh.executors, signal: cancel.signal });
-      const other = run(config, { m: identityish }, { executors: fresh.executors });
+      const cancelled = run(config, { m: identity(n) }, { executors: fresh.executors, signal: cancel.signal });
+      const other = run(config, { m: identity(n) }, { executors: fresh.executors });
       await waitUntil(() => fresh.onnxWorker().runsInFlight === 2, 60_000, 1);
       cancel.abort(new Error('cancelled'));
       const [stopped, finished] = await Promise.all([cancelled, other]);
       expect(stopped.outcome.status).toBe('aborted');
-      // The inference was stopped by ending its worker thread, not left running.
+      // The stopped run's worker was retired (left to finish), not ended under the inference.
       expect(fresh.onnxWorker().stoppedWorkers).toBe(1);
       expect(finished.outcome.status).toBe('completed');
       const product = (finished.listener.output('Model') as { outputs: { c: { data: number[]; dims: number[] } } })
@@ -378,6 +453,10 @@ describe('mlModelNode', () => {
       expect(product.dims).toEqual([n, n]);
       expect(product.data.slice(0, 3)).toEqual([1, 0, 0]);
       expect(product.data.reduce((sum, value) => sum + value, 0)).toBe(n);
+      const timedOut = await run({ ...config, timeoutMs: 40 }, { m: identity(n) }, { executors: fresh.executors });
+      expect(timedOut.outcome).toMatchObject({ status: 'failed', error: 'the ONNX model timed out after 40 ms' });
+      const again = await run(config, { m: identity(n) }, { executors: fresh.executors });
+      expect(again.outcome.status).toBe('completed');
     } finally {
       await fresh.close();
     }

@@ -101,13 +101,17 @@ async function downloadModel(
   }
 }
 
-/** Tries of a run whose worker other executions' stopped runs keep restarting. */
+/**
+ * Tries of a run whose model is gone from the worker when the run reaches it: evicted by other
+ * models, or loaded in a worker retired (another execution's run was stopped) before the run was sent.
+ */
 const RESTARTED_TRIES = 3;
 
 async function runOnnx(config: OnnxModelConfig, context: NodeRunContext, options: MlModelNodeOptions) {
   const timeoutMs = config.timeoutMs ?? options.timeoutMs;
   const timedOut = `the ONNX model timed out after ${timeoutMs} ms`;
-  // Aborted when the node stops waiting (cancel, timeout): an inference still running ends with its worker.
+  // Aborted when the node stops waiting (cancel, timeout): an inference still running is left to
+  // finish in its retired worker, and its result dropped (onnx-models.ts).
   const stop = new AbortController();
   try {
     return await raceAbort(context.signal, timeoutMs, timedOut, async () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -19,9 +19,14 @@ import type { TensorInput } from './onnx-tensors.js';
  * bytes come from the organization's blobs or a base64 `data:` URL. The worker keeps native
  * inference off the event loop and its typed arrays in one realm.
  *
- * Native inference cannot be interrupted, so a run whose execution is cancelled or times out
- * ends the worker thread: the CPU it held is freed at once. Runs of other executions in that
- * worker fail with `OnnxWorkerRestarted`, and the node loads its model again and retries.
+ * Native inference cannot be interrupted, and ending a worker thread while onnxruntime-node
+ * computes in it aborts the whole process. So a run whose execution is cancelled or times out
+ * rejects at once and its result is dropped, and its worker is retired: no new load or run goes to
+ * it (the next one starts a new worker and loads its models there), the runs already in it (other
+ * executions' too) finish and are answered, and it ends once no request is in flight. The stopped
+ * inference keeps its CPU until it finishes (bounded by the model's compute and the node
+ * timeouts). At most MAX_RETIRED_WORKERS retired workers are alive at once: beyond that a stop
+ * only drops its result, and later runs keep going to the current worker.
  *
  * A model whose tensors name external data files is refused before the worker sees it, and the
  * worker points the runtime's external data at an empty directory of this instance, in case a
@@ -60,25 +65,38 @@ const DATA_URL = /^data:[^,;]*(?:;[^,;]*)*;base64,/;
 
 type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void };
 
+/** A worker thread and the requests it has not answered. */
+interface Thread {
+  worker: Worker;
+  pending: Map<number, Pending>;
+  /** No request is sent to it any more: it ends when `pending` is empty (or it crashed). */
+  retired: boolean;
+  /** Settles once the thread has exited and its empty directory is removed. */
+  ended: Promise<void>;
+}
+
+/** Retired workers (still finishing runs) alive at once: stops beyond it retire none. */
+export const MAX_RETIRED_WORKERS = 2;
+
 /**
- * The run must be tried again with the model loaded anew: the worker ended while the request was
- * in it (another execution's run was stopped), or the model was evicted before the run reached it.
+ * The run must be tried again with the model loaded anew: the model was evicted before the run
+ * reached the worker, or the run went to a new worker (the one it was loaded in was retired).
  */
 export class OnnxWorkerRestarted extends Error {
   override name = 'OnnxWorkerRestarted';
 }
 
 export class OnnxModels {
-  private worker: Promise<Worker> | undefined;
-  private readonly pending = new Map<number, Pending>();
+  /** The worker new loads and runs go to. */
+  private worker: Promise<Thread> | undefined;
+  /** Workers retired to stop a run, alive until their runs in flight are answered. */
+  private readonly retired = new Set<Thread>();
   private nextId = 0;
   /** Loaded models by key, least recently used first. */
   private readonly loaded = new Map<string, Promise<LoadedModel>>();
   /** The key of each model downloaded from a URL, by organization and URL. */
   private readonly downloaded = new Map<string, string>();
-  /** The empty directory the runtime resolves external data files in (created with the first worker). */
-  private emptyDir: string | undefined;
-  /** Worker threads ended to stop a run, and runs sent and not answered yet (tests observe both). */
+  /** Workers retired to stop a run, and runs sent and not answered yet (tests observe both). */
   stoppedWorkers = 0;
   runsInFlight = 0;
 
@@ -106,15 +124,15 @@ export class OnnxModels {
     refuseExternalData(bytes);
     const key = createHash('sha256').update(bytes).digest('hex');
     if (remote) this.downloaded.set(remote, key);
-    // The worker now (it may have been restarted while the bytes were read): the evictions and the
-    // load below go to it, in this order, with no wait between.
-    const worker = await this.started();
+    // The worker now (another may have been started while the bytes were read): the evictions and
+    // the load below go to it, in this order, with no wait between.
+    const thread = await this.started();
     let loaded = this.loaded.get(key);
     if (loaded) {
       this.loaded.delete(key);
     } else {
-      this.evictBeyond(this.options.maxCachedModels - 1, worker);
-      loaded = (this.request(worker, { op: 'load', key, bytes }) as Promise<Omit<LoadedModel, 'key'>>).then(
+      this.evictBeyond(this.options.maxCachedModels - 1, thread);
+      loaded = (this.request(thread, { op: 'load', key, bytes }) as Promise<Omit<LoadedModel, 'key'>>).then(
         (names) => ({ key, ...names }),
         (error: Error) => {
           // Only this load's entry: the model may have been evicted and loaded again meanwhile.
@@ -128,51 +146,65 @@ export class OnnxModels {
     return loaded;
   }
 
-  /** Runs the model; when `signal` aborts first, the worker is ended and the run rejects with the reason. */
+  /**
+   * Runs the model. When `signal` aborts first, the run rejects at once with the reason and its
+   * result is dropped when it comes; its worker is retired (see the file comment).
+   */
   async run(model: LoadedModel, feeds: Record<string, TensorInput>, signal?: AbortSignal): Promise<TensorOutputs> {
-    const worker = await this.started();
+    const thread = await this.started();
     signal?.throwIfAborted();
-    const stop = (): void => void this.stopWorker(worker, signal?.reason);
-    signal?.addEventListener('abort', stop, { once: true });
+    const answer = this.request(thread, { op: 'run', key: model.key, feeds });
     this.runsInFlight += 1;
+    const answered = (): void => void (this.runsInFlight -= 1);
+    answer.then(answered, answered);
+    let onAbort: (() => void) | undefined;
+    const stopped = new Promise<never>((_, reject) => {
+      if (!signal) return;
+      onAbort = () => {
+        reject(signal.reason as Error);
+        this.retire(thread);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
     try {
-      return (await this.request(worker, { op: 'run', key: model.key, feeds })) as TensorOutputs;
+      return (await Promise.race([answer, stopped])) as TensorOutputs;
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       if (error instanceof OnnxWorkerRestarted) throw error;
       throw new NodeFailure(`the model failed: ${(error as Error).message}`);
     } finally {
-      this.runsInFlight -= 1;
-      signal?.removeEventListener('abort', stop);
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
     }
   }
 
-  /** Ends `worker` (if still the current one): its pending run for `reason`, the others to be retried. */
-  private async stopWorker(worker: Worker, reason: unknown): Promise<void> {
-    const current = await this.worker?.catch(() => undefined);
-    if (current !== worker) return;
+  /**
+   * Sends no more requests to `thread` (if it is still the current worker and fewer than
+   * MAX_RETIRED_WORKERS are retired already): the next load or run starts a new worker and loads
+   * its models there. The thread ends once its requests in flight are answered.
+   */
+  private retire(thread: Thread): void {
+    if (thread.retired || this.retired.size >= MAX_RETIRED_WORKERS) return;
+    thread.retired = true;
+    this.retired.add(thread);
     this.worker = undefined;
     this.stoppedWorkers += 1;
-    this.failPending(
-      () =>
-        new OnnxWorkerRestarted(
-          `the ONNX worker was restarted to stop another run (${String((reason as Error)?.message ?? reason)})`,
-        ),
-    );
-    await worker.terminate();
-  }
-
-  private failPending(error: () => Error): void {
     this.loaded.clear();
     this.downloaded.clear();
-    for (const [id, waiting] of this.pending) {
-      this.pending.delete(id);
-      waiting.reject(error());
-    }
+    this.endIfIdle(thread);
+  }
+
+  /** A retired thread with no request in flight ends: no native call runs in it (ending one mid-run aborts the process). */
+  private endIfIdle(thread: Thread): void {
+    if (thread.retired && thread.pending.size === 0) void thread.worker.terminate();
   }
 
   get cachedModels(): number {
     return this.loaded.size;
+  }
+
+  /** Retired workers still finishing their runs (tests). */
+  get retiredWorkers(): number {
+    return this.retired.size;
   }
 
   /** The worker's sessions now: the keys it holds and how many sessions it created and did not release (tests). */
@@ -180,15 +212,19 @@ export class OnnxModels {
     return (await this.request(await this.started(), { op: 'sessions' })) as { keys: string[]; live: number };
   }
 
+  /** Retires the current worker and waits for every worker to end (after the runs in flight in it). */
   async close(): Promise<void> {
-    const worker = this.worker;
-    const emptyDir = this.emptyDir;
+    const current = await this.worker?.catch(() => undefined);
     this.worker = undefined;
-    this.emptyDir = undefined;
     this.loaded.clear();
     this.downloaded.clear();
-    if (worker) await (await worker.catch(() => undefined))?.terminate();
-    if (emptyDir) await rm(emptyDir, { recursive: true, force: true });
+    const threads = [...this.retired];
+    if (current && !current.retired) {
+      current.retired = true;
+      threads.push(current);
+      this.endIfIdle(current);
+    }
+    await Promise.all(threads.map((thread) => thread.ended));
   }
 
   /**
@@ -196,83 +232,114 @@ export class OnnxModels {
    * worker the next load goes to: the worker then sees it before any later load of the same model
    * (which gets a new session) and after an earlier one still loading (which it waits for).
    */
-  private evictBeyond(keep: number, worker: Worker): void {
+  private evictBeyond(keep: number, thread: Thread): void {
     while (this.loaded.size > keep) {
       const oldest = this.loaded.keys().next().value as string;
       this.loaded.delete(oldest);
       for (const [url, key] of this.downloaded) if (key === oldest) this.downloaded.delete(url);
       // Runs in progress finish first (the worker releases the session after them); a run sent
       // later is answered `evicted`, and its node loads the model again.
-      this.request(worker, { op: 'release', key: oldest }).catch(() => undefined);
+      this.request(thread, { op: 'release', key: oldest }).catch(() => undefined);
     }
   }
 
-  /** The worker, started on first use; a missing runtime fails every ONNX node with what to install. */
-  private started(): Promise<Worker> {
-    this.worker ??= this.startWorker().catch((error: unknown) => {
-      this.worker = undefined;
-      throw error;
-    });
-    return this.worker;
+  /**
+   * The current worker, started on first use or after the last one was retired; a missing runtime
+   * fails every ONNX node with what to install.
+   */
+  private async started(): Promise<Thread> {
+    for (;;) {
+      this.worker ??= this.startWorker().catch((error: unknown) => {
+        this.worker = undefined;
+        throw error;
+      });
+      const thread = await this.worker;
+      // Retired while this call waited: the next turn starts a new worker.
+      if (!thread.retired) return thread;
+    }
   }
 
-  private async startWorker(): Promise<Worker> {
+  private async startWorker(): Promise<Thread> {
     let runtimePath: string;
     try {
       runtimePath = createRequire(import.meta.url).resolve(this.options.runtimeModule ?? 'onnxruntime-node');
     } catch {
       throw new NodeFailure(`the ONNX runtime is not installed on this engine: ${ONNX_INSTALL_HINT}`);
     }
-    const worker = new Worker(ONNX_WORKER_SOURCE, {
-      eval: true,
-      workerData: { runtimePath, maxOutputValues: this.options.maxOutputValues, emptyDir: this.emptyDirectory() },
-    });
+    // Each worker's own empty directory (mode 0700), removed when the worker ends.
+    const emptyDir = mkdtempSync(join(tmpdir(), 'weft-onnx-no-external-data-'));
+    let worker: Worker;
+    try {
+      worker = new Worker(ONNX_WORKER_SOURCE, {
+        eval: true,
+        workerData: { runtimePath, maxOutputValues: this.options.maxOutputValues, emptyDir },
+      });
+    } catch (error) {
+      await rm(emptyDir, { recursive: true, force: true });
+      throw error;
+    }
     worker.unref();
+    let ended!: () => void;
+    const thread: Thread = {
+      worker,
+      pending: new Map(),
+      retired: false,
+      ended: new Promise<void>((resolve) => (ended = resolve)),
+    };
+    // A worker ends when retired and idle, or when it crashed: what it still had fails (the next
+    // node starts a new one), and its empty directory goes.
+    worker.once('exit', () => {
+      if (!thread.retired) {
+        thread.retired = true;
+        this.worker = undefined;
+        this.loaded.clear();
+        this.downloaded.clear();
+      }
+      this.retired.delete(thread);
+      for (const [id, waiting] of thread.pending) {
+        thread.pending.delete(id);
+        waiting.reject(new Error('the ONNX worker stopped'));
+      }
+      void rm(emptyDir, { recursive: true, force: true })
+        .catch(() => undefined)
+        .then(ended);
+    });
     await new Promise<void>((resolve, reject) => {
+      const failed = (error: Error): void => {
+        // Not the current worker yet: its exit must not touch the one started after it.
+        thread.retired = true;
+        void worker.terminate();
+        reject(error);
+      };
       worker.once('message', (message: { ready?: boolean; fatal?: boolean; message?: string }) => {
         if (message.ready) return resolve();
-        void worker.terminate();
-        reject(new NodeFailure(`the ONNX runtime could not be loaded (${message.message}): ${ONNX_INSTALL_HINT}`));
+        failed(new NodeFailure(`the ONNX runtime could not be loaded (${message.message}): ${ONNX_INSTALL_HINT}`));
       });
-      worker.once('error', reject);
+      worker.once('error', failed);
+      worker.once('exit', () =>
+        reject(new NodeFailure(`the ONNX worker stopped while starting: ${ONNX_INSTALL_HINT}`)),
+      );
     });
     worker.on('message', (message: { id?: number; result?: unknown; error?: string; evicted?: boolean }) => {
-      const waiting = message.id === undefined ? undefined : this.pending.get(message.id);
+      const waiting = message.id === undefined ? undefined : thread.pending.get(message.id);
       if (!waiting) return;
-      this.pending.delete(message.id as number);
+      thread.pending.delete(message.id as number);
+      if (thread.pending.size === 0) worker.unref();
       // Evicted between the node's load and its run (other models were loaded meanwhile): load again.
       if (message.evicted) waiting.reject(new OnnxWorkerRestarted('the model was evicted before it ran'));
       else if (message.error !== undefined) waiting.reject(new Error(message.error));
       else waiting.resolve(message.result);
+      this.endIfIdle(thread);
     });
-    // A crashed worker fails what it was running; the next node starts a new one. (A worker
-    // ended by stopWorker was replaced already, and its requests failed there.)
-    worker.on('exit', () => {
-      void this.worker?.then((current) => {
-        if (current !== worker) return;
-        this.worker = undefined;
-        this.failPending(() => new Error('the ONNX worker stopped'));
-      });
-    });
-    return worker;
+    return thread;
   }
 
-  /** This instance's empty directory (mode 0700), made again if it went missing or got any entry. */
-  private emptyDirectory(): string {
-    if (this.emptyDir === undefined || !isEmptyDirectory(this.emptyDir)) {
-      this.emptyDir = mkdtempSync(join(tmpdir(), 'weft-onnx-no-external-data-'));
-    }
-    return this.emptyDir;
-  }
-
-  private request(worker: Worker, message: Record<string, unknown>): Promise<unknown> {
+  private request(thread: Thread, message: Record<string, unknown>): Promise<unknown> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      worker.ref();
-      worker.postMessage({ ...message, id });
-    }).finally(() => {
-      if (this.pending.size === 0) worker.unref();
+      thread.pending.set(id, { resolve, reject });
+      thread.worker.ref();
+      thread.worker.postMessage({ ...message, id });
     });
   }
 
@@ -322,14 +389,6 @@ function refuseExternalData(bytes: Uint8Array): void {
       'the model keeps tensor data in external files, which Weft does not load: save it with every tensor inside ' +
         'the model (onnx.save(model, path, save_as_external_data=False))',
     );
-}
-
-function isEmptyDirectory(path: string): boolean {
-  try {
-    return readdirSync(path).length === 0;
-  } catch {
-    return false;
-  }
 }
 
 const tooLarge = (max: number): NodeFailure =>
