@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { DecryptedConnection } from '@weft/contracts';
 import {
   addModel,
@@ -240,6 +243,41 @@ describe('mlModelNode', () => {
     });
     expect(outcome.status).toBe('completed');
     expect(listener.output('Model')).toEqual({ outputs: { sum: { data: [2, 3, 4, 5], dims: [4] } } });
+  });
+
+  test('onnx: a worker that crashes after it started fails its runs; the next load starts a new worker', async () => {
+    // A stand-in runtime whose inference throws in the worker outside any promise (as an
+    // out-of-memory end of the thread would): the worker dies with the run in flight.
+    const dir = mkdtempSync(join(tmpdir(), 'weft-crashing-ort-'));
+    const runtime = join(dir, 'crashing-runtime.cjs');
+    writeFileSync(
+      runtime,
+      `exports.Tensor = class { constructor(type, data, dims) { Object.assign(this, { type, data, dims }); } };
+exports.InferenceSession = { create: async () => ({
+  inputNames: ['a', 'b'], outputNames: ['sum'], release: async () => {},
+  run: () => { setTimeout(() => { throw new Error('the thread died'); }); return new Promise(() => {}); },
+}) };`,
+    );
+    const models = new OnnxModels({
+      maxModelBytes: 1024 * 1024,
+      maxCachedModels: 4,
+      maxOutputValues: 1000,
+      runtimeModule: runtime,
+    });
+    try {
+      const loaded = await models.load('org', modelUrl);
+      const feeds: Record<string, TensorInput> = {
+        a: { type: 'float32', data: [1], dims: [1] },
+        b: { type: 'float32', data: [1], dims: [1] },
+      };
+      await expect(models.run(loaded, feeds)).rejects.toThrow('the ONNX worker stopped');
+      // The engine goes on: timers fire, and the next load gets a new worker.
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect((await models.load('org', modelUrl)).outputNames).toEqual(['sum']);
+    } finally {
+      await models.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('onnx: a model evicted while it still loads in the worker has its session released, not leaked', async () => {

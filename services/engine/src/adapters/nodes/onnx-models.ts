@@ -24,9 +24,12 @@ import type { TensorInput } from './onnx-tensors.js';
  * rejects at once and its result is dropped, and its worker is retired: no new load or run goes to
  * it (the next one starts a new worker and loads its models there), the runs already in it (other
  * executions' too) finish and are answered, and it ends once no request is in flight. The stopped
- * inference keeps its CPU until it finishes (bounded by the model's compute and the node
- * timeouts). At most MAX_RETIRED_WORKERS retired workers are alive at once: beyond that a stop
- * only drops its result, and later runs keep going to the current worker.
+ * inference keeps its CPU until it finishes, however long its model computes (a `Loop` with a
+ * huge trip count: hours; runs queued behind it in that worker wait). At most
+ * MAX_RETIRED_WORKERS retired workers are alive at once: beyond that a stop only drops its result,
+ * and later runs keep going to the current worker. close() waits for inferences at most
+ * CLOSE_DEADLINE_MS. A worker that dies (an uncaught error, out of memory) fails what it had, and
+ * the next load starts a new one.
  *
  * A model whose tensors name external data files is refused before the worker sees it, and the
  * worker points the runtime's external data at an empty directory of this instance, in case a
@@ -78,6 +81,9 @@ interface Thread {
 /** Retired workers (still finishing runs) alive at once: stops beyond it retire none. */
 export const MAX_RETIRED_WORKERS = 2;
 
+/** How long close() waits for inferences still computing before it gives up on them. */
+const CLOSE_DEADLINE_MS = 10_000;
+
 /**
  * The run must be tried again with the model loaded anew: the model was evicted before the run
  * reached the worker, or the run went to a new worker (the one it was loaded in was retired).
@@ -87,8 +93,11 @@ export class OnnxWorkerRestarted extends Error {
 }
 
 export class OnnxModels {
-  /** The worker new loads and runs go to. */
+  /** The worker new loads and runs go to, and that worker once started. */
   private worker: Promise<Thread> | undefined;
+  private current: Thread | undefined;
+  /** close() was called: no worker starts any more. */
+  private closed = false;
   /** Workers retired to stop a run, alive until their runs in flight are answered. */
   private readonly retired = new Set<Thread>();
   private nextId = 0;
@@ -109,7 +118,7 @@ export class OnnxModels {
     download?: (url: URL, maxBytes: number) => Promise<Uint8Array>,
   ): Promise<LoadedModel> {
     // A missing runtime fails before the model is read.
-    await this.started();
+    await this.currentThread();
     const target = typeof model === 'string' ? model : model.url;
     // A model taken from a URL is downloaded once per engine; its loaded session is then reused.
     const remote = /^https?:\/\//i.test(target) ? `${organizationId}\u0000${target}` : undefined;
@@ -126,7 +135,7 @@ export class OnnxModels {
     if (remote) this.downloaded.set(remote, key);
     // The worker now (another may have been started while the bytes were read): the evictions and
     // the load below go to it, in this order, with no wait between.
-    const thread = await this.started();
+    const thread = await this.currentThread();
     let loaded = this.loaded.get(key);
     if (loaded) {
       this.loaded.delete(key);
@@ -151,7 +160,8 @@ export class OnnxModels {
    * result is dropped when it comes; its worker is retired (see the file comment).
    */
   async run(model: LoadedModel, feeds: Record<string, TensorInput>, signal?: AbortSignal): Promise<TensorOutputs> {
-    const thread = await this.started();
+    signal?.throwIfAborted();
+    const thread = await this.currentThread();
     signal?.throwIfAborted();
     const answer = this.request(thread, { op: 'run', key: model.key, feeds });
     this.runsInFlight += 1;
@@ -187,6 +197,7 @@ export class OnnxModels {
     thread.retired = true;
     this.retired.add(thread);
     this.worker = undefined;
+    if (this.current === thread) this.current = undefined;
     this.stoppedWorkers += 1;
     this.loaded.clear();
     this.downloaded.clear();
@@ -209,13 +220,18 @@ export class OnnxModels {
 
   /** The worker's sessions now: the keys it holds and how many sessions it created and did not release (tests). */
   async workerSessions(): Promise<{ keys: string[]; live: number }> {
-    return (await this.request(await this.started(), { op: 'sessions' })) as { keys: string[]; live: number };
+    return (await this.request(await this.currentThread(), { op: 'sessions' })) as { keys: string[]; live: number };
   }
 
-  /** Retires the current worker and waits for every worker to end (after the runs in flight in it). */
+  /**
+   * Retires the current worker and waits for every worker to end (after the runs in flight in it),
+   * at most CLOSE_DEADLINE_MS: an inference can compute for as long as its model makes it.
+   */
   async close(): Promise<void> {
+    this.closed = true;
     const current = await this.worker?.catch(() => undefined);
     this.worker = undefined;
+    this.current = undefined;
     this.loaded.clear();
     this.downloaded.clear();
     const threads = [...this.retired];
@@ -224,7 +240,12 @@ export class OnnxModels {
       threads.push(current);
       this.endIfIdle(current);
     }
-    await Promise.all(threads.map((thread) => thread.ended));
+    let deadline: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(threads.map((thread) => thread.ended)),
+      new Promise<void>((resolve) => (deadline = setTimeout(resolve, CLOSE_DEADLINE_MS))),
+    ]);
+    clearTimeout(deadline);
   }
 
   /**
@@ -249,12 +270,27 @@ export class OnnxModels {
    */
   private async started(): Promise<Thread> {
     for (;;) {
+      if (this.closed) throw new NodeFailure('the engine is stopping: ONNX models no longer run here');
       this.worker ??= this.startWorker().catch((error: unknown) => {
         this.worker = undefined;
         throw error;
       });
-      const thread = await this.worker;
-      // Retired while this call waited: the next turn starts a new worker.
+      const starting = this.worker;
+      const thread = await starting;
+      if (!thread.retired) return thread;
+      // Retired (or crashed) while this call waited: the next turn starts a new worker.
+      if (this.worker === starting) this.worker = undefined;
+    }
+  }
+
+  /**
+   * The current worker, checked again when this call resumes: a stop dispatched between started()
+   * and the caller may have retired it, and a request sent to it would fail another's run.
+   * Callers send their requests synchronously after this resolves.
+   */
+  private async currentThread(): Promise<Thread> {
+    for (;;) {
+      const thread = await this.started();
       if (!thread.retired) return thread;
     }
   }
@@ -289,8 +325,10 @@ export class OnnxModels {
     // A worker ends when retired and idle, or when it crashed: what it still had fails (the next
     // node starts a new one), and its empty directory goes.
     worker.once('exit', () => {
-      if (!thread.retired) {
-        thread.retired = true;
+      thread.retired = true;
+      // The current worker crashed: its models go with it (the next node starts a new one).
+      if (this.current === thread) {
+        this.current = undefined;
         this.worker = undefined;
         this.loaded.clear();
         this.downloaded.clear();
@@ -304,21 +342,25 @@ export class OnnxModels {
         .catch(() => undefined)
         .then(ended);
     });
+    // An error thrown in the worker after it started (out of memory, say) must not end the
+    // engine: the worker then exits, and the exit above fails what it still had.
+    worker.on('error', () => undefined);
     await new Promise<void>((resolve, reject) => {
       const failed = (error: Error): void => {
-        // Not the current worker yet: its exit must not touch the one started after it.
         thread.retired = true;
         void worker.terminate();
         reject(error);
       };
+      const stoppedStarting = (): void =>
+        reject(new NodeFailure(`the ONNX worker stopped while starting: ${ONNX_INSTALL_HINT}`));
       worker.once('message', (message: { ready?: boolean; fatal?: boolean; message?: string }) => {
+        // Started: the start-up listeners go (a later error must not mark it retired behind the back of the exit handler).
+        worker.off('error', failed).off('exit', stoppedStarting);
         if (message.ready) return resolve();
         failed(new NodeFailure(`the ONNX runtime could not be loaded (${message.message}): ${ONNX_INSTALL_HINT}`));
       });
       worker.once('error', failed);
-      worker.once('exit', () =>
-        reject(new NodeFailure(`the ONNX worker stopped while starting: ${ONNX_INSTALL_HINT}`)),
-      );
+      worker.once('exit', stoppedStarting);
     });
     worker.on('message', (message: { id?: number; result?: unknown; error?: string; evicted?: boolean }) => {
       const waiting = message.id === undefined ? undefined : thread.pending.get(message.id);
@@ -331,6 +373,7 @@ export class OnnxModels {
       else waiting.resolve(message.result);
       this.endIfIdle(thread);
     });
+    if (!thread.retired) this.current = thread;
     return thread;
   }
 
