@@ -9,6 +9,7 @@ export * from './http/gateway-schemas.js';
 export * from './events/gateway/organization-events.schema.js';
 export * from './validation/schema-validator.js';
 export * from './validation/tenant-schemas.js';
+export * from './validation/tenant-schema-cache.js';
 export * from './engine/index.js';
 export * from './http/paging.js';
 export * from './catalog/process-document.js';

@@ -1,38 +1,17 @@
-import type { ErrorObject, ValidateFunction } from 'ajv';
-import { schemaCompileError, tenantSchemaAjv, type ValidationError } from '@weft/contracts';
+import type { ErrorObject } from 'ajv';
+import { schemaCompileError, TenantSchemaCache, type ValidationError } from '@weft/contracts';
 import { jsonPathOf, segmentsOfPointer } from './json-path.js';
 
 /** Why an expectedOutputSchema does not compile, or undefined when it does. */
 export const outputSchemaProblem = schemaCompileError;
 
-/**
- * Compiled expected-output schemas by their JSON text: compiling is the slow part (up to some
- * hundreds of milliseconds for a schema at the pattern caps), and a test case's schema comes back
- * on every run. Bounded, least recently used dropped.
- */
-const MAX_COMPILED = 200;
 // Every violation is reported (allErrors), so a failed run lists them all; patterns run in linear
 // time, and each validation has its own pattern work budget (see tenantSchemaAjv).
-const ajv = tenantSchemaAjv();
-const compiled = new Map<string, ValidateFunction>();
-
-function validatorFor(schema: Record<string, unknown> | boolean): ValidateFunction {
-  const key = JSON.stringify(schema);
-  let validate = compiled.get(key);
-  if (validate) {
-    compiled.delete(key);
-  } else {
-    validate = ajv.compile(schema);
-    if (typeof schema === 'object') ajv.removeSchema(schema);
-    if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value as string);
-  }
-  compiled.set(key, validate);
-  return validate;
-}
+const schemas = new TenantSchemaCache();
 
 /** The violations of `output` against `schema`, each at the JSONPath of the offending value. */
 export function validateOutput(schema: Record<string, unknown> | boolean, output: unknown): ValidationError[] {
-  const validate = validatorFor(schema);
+  const validate = schemas.validator(schema);
   if (validate(output)) return [];
   return (validate.errors ?? []).map((error) => violationOf(error, output));
 }
