@@ -113,7 +113,9 @@ export async function startWeftProcesses(options: WeftProcessesOptions): Promise
 
   const spawnService = (name: string, service: WeftService, base: Record<string, string>): void => {
     const nats = service === 'weft' || !options.natsEnvFor ? {} : options.natsEnvFor(WEFT_SERVICE_NATS_USERS[service]);
-    const child = spawn(process.execPath, [join(root, WEFT_MAINS[service])], {
+    // WEFT_NODE_ARGS: flags for every Weft process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile a benchmark).
+    const nodeArgs = (process.env.WEFT_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const child = spawn(process.execPath, [...nodeArgs, join(root, WEFT_MAINS[service])], {
       env: { ...process.env, NODE_OPTIONS: '', ...base, ...nats },
       stdio: 'pipe',
     });

@@ -11,7 +11,9 @@
  * (services/engine/dist/bench/engine.bench.js: engine without HTTP, overhead per node, history
  * pages, parked executions).
  * Run: pnpm bench engine [--mode=embedded|distributed] [--quick] [--peer node-red] [--seconds=N]
- *      [--seed=N] [--internals]
+ *      [--seed=N] [--internals] [--hold]
+ * `--hold` stops after the history is stored and keeps Weft running (URL, key and process printed)
+ * until Ctrl-C, for profiling or loading it by hand.
  */
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -119,6 +121,7 @@ async function benchMode(mode: BenchMode, tool: 'wrk' | 'autocannon'): Promise<M
     const history = `${Number(page.total).toLocaleString('en-US')} stored executions before the load (${added.toLocaleString('en-US')} copied in ${((performance.now() - seedStart) / 1000).toFixed(0)} s)`;
     console.log(`[${mode}] ${history}`);
     const url = `${weft.baseUrl}/api/v1/processes/test/${processId}`;
+    if (args.includes('--hold')) await holdUntilInterrupted(url, key);
     const levels: ModeResult['levels'] = [];
     const loadBefore = loadavg()[0]?.toFixed(1);
     for (const concurrency of CONCURRENCY) {
@@ -136,6 +139,16 @@ async function benchMode(mode: BenchMode, tool: 'wrk' | 'autocannon'): Promise<M
   } finally {
     await weft.stop();
   }
+}
+
+/** `--hold`: Weft stays up for loading by hand until SIGINT/SIGTERM, then stops as after a run. */
+async function holdUntilInterrupted(url: string, key: string): Promise<void> {
+  console.log(`holding: POST ${url} with x-api-key: ${key}; Ctrl-C stops Weft`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  throw new Error('interrupted while holding');
 }
 
 const row = (level: LoadLevel, rss: string): string[] => [

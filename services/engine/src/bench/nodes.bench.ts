@@ -1,14 +1,16 @@
 /**
  * Node palette benchmark: what each heavy node costs on its own, called through its executor as
  * the engine calls it (no event store, no bus). One section per node; `--only=<section>` runs one.
- * Prints tables; asserts nothing. Run: pnpm bench nodes [--only=schematization|onnx|openai|browser|ocr] [--quick]
+ * Prints tables; asserts nothing. Run: pnpm bench nodes [--only=script|schematization|onnx|openai|browser|ocr] [--quick]
  */
 import { createServer } from 'node:http';
+import ivm from 'isolated-vm';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { DecryptedConnection } from '@weft/contracts';
 import type { DataBlockSchemas } from '../adapters/nodes/data-block-schemas.js';
 import { createNodePalette, type NodePalette } from '../adapters/nodes/node-palette.js';
+import { ScriptSandbox } from '../adapters/nodes/script-sandbox.js';
 import type { NodeRunContext } from '../domain/nodes/node-executor.js';
 import { ms, percentile, printTable } from './latency-stats.js';
 import { addModel } from './tiny-onnx-model.js';
@@ -44,6 +46,65 @@ async function timed(runs: number, once: () => Promise<unknown>): Promise<number
     durations.push(performance.now() - started);
   }
   return sorted(durations);
+}
+
+// ---- scriptNode: the sandbox at concurrency (one organization, so one isolate) ----
+/**
+ * Runs/s, latency and CPU per run (all threads of this process: the isolate runs on its own) of
+ * the script sandbox as the benchmark process's script nodes use it, and what a fresh context
+ * alone costs: DESIGN.md gives every run a fresh context, and its creation is most of a run.
+ */
+async function script(): Promise<void> {
+  const sandbox = new ScriptSandbox();
+  const run = () =>
+    sandbox.run({
+      organizationId: 'bench-org',
+      code: 'return { total: input.In.amount * 0.9 };',
+      input: { In: { id: 1, amount: 150, customer: 'bench' } },
+      timeoutMs: 5000,
+      memoryMb: 128,
+    });
+  for (let i = 0; i < 200; i++) await run();
+  const seconds = quick ? 1 : 3;
+  const rows: string[][] = [];
+  for (const concurrency of [1, 10, 50]) {
+    const durations: number[] = [];
+    const started = performance.now();
+    const cpu = process.cpuUsage();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (performance.now() - started < seconds * 1000) {
+          const at = performance.now();
+          await run();
+          durations.push(performance.now() - at);
+        }
+      }),
+    );
+    const elapsed = (performance.now() - started) / 1000;
+    const used = process.cpuUsage(cpu);
+    const runs = sorted(durations);
+    rows.push([
+      String(concurrency),
+      (runs.length / elapsed).toFixed(0),
+      ms(percentile(runs, 0.5)),
+      ms(percentile(runs, 0.99)),
+      ms((used.user + used.system) / 1000 / runs.length),
+    ]);
+  }
+  sandbox.dispose();
+  const isolate = new ivm.Isolate({ memoryLimit: 128 });
+  const contexts = quick ? 500 : 2000;
+  for (let i = 0; i < 100; i++) isolate.createContextSync().release();
+  const cpu = process.cpuUsage();
+  for (let i = 0; i < contexts; i++) isolate.createContextSync().release();
+  const used = process.cpuUsage(cpu);
+  isolate.dispose();
+  rows.push(['fresh context alone', '', '', '', ms((used.user + used.system) / 1000 / contexts)]);
+  printTable(
+    'scriptNode sandbox: one organization, `return { total: input.In.amount * 0.9 }`, a fresh context per run',
+    ['concurrency', 'runs/s', 'p50', 'p99', 'CPU per run'],
+    rows,
+  );
 }
 
 // ---- schematizationNode (mapping mode): latency per block ----
@@ -293,7 +354,7 @@ async function ocr(): Promise<void> {
   });
 }
 
-const sections: Record<string, () => Promise<void>> = { schematization, onnx, openai, browser, ocr };
+const sections: Record<string, () => Promise<void>> = { script, schematization, onnx, openai, browser, ocr };
 
 for (const [name, section] of Object.entries(sections)) {
   if (only && only !== name) continue;
