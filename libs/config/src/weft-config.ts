@@ -40,6 +40,8 @@ export interface WeftConfig {
     scriptMaxMemoryMb: number;
     /** Warm script isolates kept (one per organization); the least recently used idle one goes first. */
     scriptMaxWarmIsolates: number;
+    /** Runs of one organization's scripts on its isolate at once (WEFT_SCRIPT_RUNS_PER_ISOLATE). */
+    scriptRunsPerIsolate: number;
     /** Sum of the memory limits of all live script isolates. */
     scriptMemoryBudgetMb: number;
   };
@@ -304,6 +306,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WeftConfig {
       scriptMaxMemoryMb: integer(env, 'WEFT_SCRIPT_MAX_MEMORY_MB', 256, 8, 1024),
       scriptMaxWarmIsolates: integer(env, 'WEFT_SCRIPT_MAX_WARM_ISOLATES', 32, 1, 10_000),
       scriptMemoryBudgetMb: integer(env, 'WEFT_SCRIPT_MEMORY_BUDGET_MB', 2048, 8, 1_048_576),
+      scriptRunsPerIsolate: integer(env, 'WEFT_SCRIPT_RUNS_PER_ISOLATE', 4, 1, 1_000),
     },
     outboundBlockPrivate: flag(env, 'WEFT_OUTBOUND_BLOCK_PRIVATE'),
     events: eventLimits(env),

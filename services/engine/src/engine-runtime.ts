@@ -117,6 +117,7 @@ export class EngineRuntime {
         maxMemoryMb: limitsOf(deps).scriptMaxMemoryMb,
         maxWarmIsolates: limitsOf(deps).scriptMaxWarmIsolates,
         memoryBudgetMb: limitsOf(deps).scriptMemoryBudgetMb,
+        runsPerIsolate: limitsOf(deps).scriptRunsPerIsolate,
       },
     });
     const leaseMs = options.leaseMs ?? 15_000;

@@ -12,6 +12,11 @@ export class AbortableSemaphore {
 
   constructor(private readonly limit: number) {}
 
+  /** Whether anyone holds or waits for a turn. */
+  get busy(): boolean {
+    return this.held > 0 || this.waiting.size > 0;
+  }
+
   /** Holders waiting for a turn. */
   get queued(): number {
     return this.waiting.size;

@@ -54,7 +54,7 @@ export function createNodePalette(
     resolve?: Resolver;
     /** WEFT_LOOP_MAX_ITEMS and WEFT_SCRIPT_OUTPUT_MAX_BYTES; their defaults when absent. */
     limits?: { loopMaxItems?: number; scriptOutputMaxBytes?: number };
-    /** WEFT_SCRIPT_MAX_MEMORY_MB, WEFT_SCRIPT_MAX_WARM_ISOLATES, WEFT_SCRIPT_MEMORY_BUDGET_MB. */
+    /** WEFT_SCRIPT_MAX_MEMORY_MB, WEFT_SCRIPT_MAX_WARM_ISOLATES, WEFT_SCRIPT_MEMORY_BUDGET_MB, WEFT_SCRIPT_RUNS_PER_ISOLATE. */
     scriptIsolates?: Partial<IsolateLimits>;
     /** Data block schemas for schematization nodes (the catalog over the bus). */
     dataBlocks?: DataBlockSchemas;

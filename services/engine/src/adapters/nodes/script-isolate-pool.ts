@@ -23,9 +23,16 @@ export interface IsolateLimits {
   maxWarmIsolates: number;
   /** Sum of the heap limits of all live isolates (WEFT_SCRIPT_MEMORY_BUDGET_MB). */
   memoryBudgetMb: number;
+  /** Runs of one organization setting up on its isolate at once; the others wait in turn (WEFT_SCRIPT_RUNS_PER_ISOLATE). */
+  runsPerIsolate: number;
 }
 
-export const DEFAULT_ISOLATE_LIMITS: IsolateLimits = { maxMemoryMb: 256, maxWarmIsolates: 32, memoryBudgetMb: 2048 };
+export const DEFAULT_ISOLATE_LIMITS: IsolateLimits = {
+  maxMemoryMb: 256,
+  maxWarmIsolates: 32,
+  memoryBudgetMb: 2048,
+  runsPerIsolate: 4,
+};
 
 /**
  * One warm isolate per organization, whatever its scripts' memoryMb (the isolate grows to the
@@ -42,6 +49,7 @@ export class IsolatePool {
   /** Replaced by a larger one while runs still used them: disposed when the last one leaves. */
   private readonly retired = new Set<WarmIsolate>();
   private liveMb = 0;
+  private closed = false;
 
   constructor(limits: Partial<IsolateLimits> = {}) {
     this.limits = { ...DEFAULT_ISOLATE_LIMITS, ...limits };
@@ -66,6 +74,7 @@ export class IsolatePool {
 
   /** The organization's isolate, held for one run until `release`. */
   acquire(organizationId: string, memoryMb: number): WarmIsolate {
+    if (this.closed) throw new ScriptError('the script sandbox is closed (the engine is stopping)');
     const { maxMemoryMb } = this.limits;
     if (memoryMb > maxMemoryMb) {
       throw new ScriptError(
@@ -98,7 +107,9 @@ export class IsolatePool {
     this.free(warm);
   }
 
+  /** Disposes every isolate; later acquires fail (a run waiting for its turn must not start a new one). */
   disposeAll(): void {
+    this.closed = true;
     for (const warm of [...this.warm.values(), ...this.retired]) this.free(warm);
     this.warm.clear();
   }
