@@ -145,6 +145,8 @@ export interface EngineDurabilityConfig {
   errorWebhookMaxBackoffMs: number;
   /** Most of a webhook's answer read (WEFT_ERROR_WEBHOOK_MAX_RESPONSE_BYTES). */
   errorWebhookMaxResponseBytes: number;
+  /** How long a synchronous run's events may wait to be written whole by one commit; 0 writes its start first (WEFT_SYNC_RUN_HOLD_MS). */
+  syncRunHoldMs: number;
 }
 
 function engineDurability(env: NodeJS.ProcessEnv): EngineDurabilityConfig {
@@ -158,6 +160,7 @@ function engineDurability(env: NodeJS.ProcessEnv): EngineDurabilityConfig {
     errorWebhookBackoffMs: integer(env, 'WEFT_ERROR_WEBHOOK_BACKOFF_MS', 5000, 10, 24 * hour),
     errorWebhookMaxBackoffMs: integer(env, 'WEFT_ERROR_WEBHOOK_MAX_BACKOFF_MS', hour, 10, 7 * 24 * hour),
     errorWebhookMaxResponseBytes: integer(env, 'WEFT_ERROR_WEBHOOK_MAX_RESPONSE_BYTES', 64 * 1024, 0, 16 * 1024 * 1024),
+    syncRunHoldMs: integer(env, 'WEFT_SYNC_RUN_HOLD_MS', 100, 0, 10_000),
   };
 }
 

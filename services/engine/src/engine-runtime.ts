@@ -71,6 +71,8 @@ export interface EngineOptions {
   consume?: boolean;
   /** How long a node's events may wait for the run's next ones before they are committed; default 10 ms. */
   lazyAppendMs?: number;
+  /** Overrides WEFT_SYNC_RUN_HOLD_MS (tests). */
+  syncRunHoldMs?: number;
   logger?: Logger;
 }
 
@@ -183,6 +185,7 @@ export class EngineRuntime {
       directory,
       enqueue: (request) => deps.bus.enqueue(queue, request, { msgId: request.executionId }),
       readValue: (ref) => values.get(ref),
+      syncRunHoldMs: options.syncRunHoldMs ?? durability.syncRunHoldMs,
     });
     const deadLetters = new PostgresExecutionDeadLetters(deps.store.db);
     const undeliverable = new UndeliverableRequests({

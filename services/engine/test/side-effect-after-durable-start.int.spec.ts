@@ -18,7 +18,8 @@ describe.each(modes)('a call outside the execution follows its durable start (%s
   const storedStartsAtCall: number[] = [];
 
   beforeAll(async () => {
-    harness = await startEngineHarness(mode);
+    // A hold longer than the test: the start is on record because the call needs it, not because time ran out.
+    harness = await startEngineHarness(mode, { syncRunHoldMs: 60_000 });
     server = await startLocalHttpServer(async (_request, res) => {
       const { rows } = await sql<{ n: string }>`
         SELECT count(*) AS n FROM events WHERE type = 'NodeStarted' AND data->>'nodeName' = 'Call'`.execute(

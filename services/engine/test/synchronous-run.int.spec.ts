@@ -21,39 +21,133 @@ const runDoubling = async (harness: EngineHarness, actor: Actor, n: number) => {
   return harness.call(engineHttp.testProcess, { params: { processId: process.id }, body: { n } }, actor);
 };
 
+/** Each event of the stream with the id of the transaction that wrote it. */
+const eventsWithTransactions = async (harness: EngineHarness, executionId: string) =>
+  (
+    await sql<{ type: string; tx: string }>`
+      SELECT type, xmin::text AS tx FROM events WHERE stream_id = ${`execution-${executionId}`}
+      ORDER BY stream_version`.execute(harness.database.db)
+  ).rows;
+
 /**
- * A synchronous test run on an engine with a free slot is accepted and started in one commit and
- * run there, without the work queue's hop; its events are the same as a queued run's.
+ * A synchronous test run on an engine with a free slot is run there, without the work queue's
+ * hop; its events are the same as a queued run's. A short one is written whole by one commit
+ * (WEFT_SYNC_RUN_HOLD_MS); without the hold its start goes first, accepted and started in one commit.
  */
 describe.each(modes)('a synchronous test run (%s)', (mode) => {
   let harness: EngineHarness;
+  let unheld: EngineHarness;
   const org = crypto.randomUUID();
   const actor = actorOf(org);
   beforeAll(async () => {
-    harness = await startEngineHarness(mode);
+    harness = await startEngineHarness(mode, { syncRunHoldMs: 60_000 });
+    unheld = await startEngineHarness(mode, { syncRunHoldMs: 0 });
   });
-  afterAll(() => harness.close());
+  afterAll(async () => {
+    await harness.close();
+    await unheld.close();
+  });
 
-  /** Each event of the stream with the id of the transaction that wrote it. */
-  const eventsWithTransactions = async (executionId: string) =>
-    (
-      await sql<{ type: string; tx: string }>`
-        SELECT type, xmin::text AS tx FROM events WHERE stream_id = ${`execution-${executionId}`}
-        ORDER BY stream_version`.execute(harness.database.db)
-    ).rows;
-
-  test('stores ExecutionAccepted and ExecutionStarted in one commit and answers the finished record', async () => {
+  test('is written whole by one commit and answers the finished record', async () => {
     const reply = await runDoubling(harness, actor, 21);
     expect(reply.status).toBe(200);
     const record = reply.body as ExecutionRecord;
     expect(record).toMatchObject({ status: 'completed', output_data: { Out: { n: 42 } } });
 
-    const events = await eventsWithTransactions(record.id);
+    const events = await eventsWithTransactions(harness, record.id);
+    expect(events.map((event) => event.type)).toEqual([
+      'ExecutionAccepted',
+      'ExecutionStarted',
+      ...['In', 'Double', 'Out'].flatMap(() => ['NodeStarted', 'NodeCompleted']),
+      'ExecutionCompleted',
+    ]);
+    expect(new Set(events.map((event) => event.tx)).size).toBe(1);
+    const stored = await harness.call(engineHttp.getExecution, { params: { id: record.id } }, actor);
+    expect(stored.body).toEqual(record);
+    // Started and ended in one commit: no lease was taken, none is left behind.
+    const { rows } = await sql`SELECT 1 FROM engine_execution_leases WHERE execution_id = ${record.id}`.execute(
+      harness.database.db,
+    );
+    expect(rows).toEqual([]);
+  });
+
+  test('without the hold, stores ExecutionAccepted and ExecutionStarted in one commit first', async () => {
+    const reply = await runDoubling(unheld, actor, 21);
+    expect(reply.status).toBe(200);
+    const record = reply.body as ExecutionRecord;
+    expect(record).toMatchObject({ status: 'completed', output_data: { Out: { n: 42 } } });
+
+    const events = await eventsWithTransactions(unheld, record.id);
     expect(events.map((event) => event.type).slice(0, 2)).toEqual(['ExecutionAccepted', 'ExecutionStarted']);
     expect(events.at(-1)!.type).toBe('ExecutionCompleted');
     expect(events[0]!.tx).toBe(events[1]!.tx);
-    const stored = await harness.call(engineHttp.getExecution, { params: { id: record.id } }, actor);
+    expect(events[2]!.tx).not.toBe(events[1]!.tx);
+    const stored = await unheld.call(engineHttp.getExecution, { params: { id: record.id } }, actor);
     expect(stored.body).toEqual(record);
+  });
+});
+
+/**
+ * The hold ends before the run does whenever someone could learn of the execution or the run
+ * could touch something outside: the id it answers is always on record.
+ */
+describe.each(modes)('a held synchronous run (%s)', (mode) => {
+  let harness: EngineHarness;
+  const org = crypto.randomUUID();
+  const actor = actorOf(org);
+  beforeAll(async () => {
+    harness = await startEngineHarness(mode, { syncRunHoldMs: 200 });
+  });
+  afterAll(() => harness.close());
+
+  const slowProcess = (ms: number) =>
+    harness.catalog.add(
+      new GraphBuilder()
+        .node('In', 'inputNode', { triggerType: 'manual' })
+        .node('Slow', 'scriptNode', { code: `const end = Date.now() + ${ms}; while (Date.now() < end) {} return 1;` })
+        .node('Out', 'outputNode')
+        .edge('In', 'Slow')
+        .edge('Slow', 'Out')
+        .process({ organization_id: org }),
+    );
+
+  test('longer than the hold is on record while it runs', async () => {
+    const process = await slowProcess(3000);
+    const reply = harness.call(engineHttp.testProcess, { params: { processId: process.id }, body: {} }, actor);
+    const started = async () =>
+      Number(
+        (
+          await sql<{ n: string }>`
+            SELECT count(*) AS n FROM engine_executions WHERE process_id = ${process.id} AND status = 'running'`.execute(
+            harness.database.db,
+          )
+        ).rows[0]!.n,
+      ) === 1;
+    await waitUntil(started, 2500);
+    expect(await started()).toBe(true);
+    const record = (await reply).body as ExecutionRecord;
+    expect(record.status).toBe('completed');
+    const events = await eventsWithTransactions(harness, record.id);
+    expect(events[0]!.tx).not.toBe(events.at(-1)!.tx);
+  });
+
+  test('answered 202 before it ends is on record when the answer comes', async () => {
+    const process = await slowProcess(1000);
+    const reply = await harness.call(
+      engineHttp.testProcess,
+      { params: { processId: process.id }, query: { waitSeconds: '0' }, body: {} },
+      actor,
+    );
+    expect(reply.status).toBe(202);
+    const executionId = (reply.body as { execution_id: string }).execution_id;
+    const now = await harness.call(engineHttp.getExecution, { params: { id: executionId } }, actor);
+    expect(now.body).toMatchObject({ id: executionId, status: 'running' });
+    await waitUntil(
+      async () =>
+        ((await harness.call(engineHttp.getExecution, { params: { id: executionId } }, actor)).body as ExecutionRecord)
+          .status === 'completed',
+      20_000,
+    );
   });
 });
 
@@ -63,7 +157,7 @@ describe.each(modes)("a run's node events (%s)", (mode) => {
   const actor = actorOf(org);
   beforeAll(async () => {
     // A window wider than any test: what is committed before a run ends is what no window held back.
-    harness = await startEngineHarness(mode, { lazyAppendMs: 60_000 });
+    harness = await startEngineHarness(mode, { lazyAppendMs: 60_000, syncRunHoldMs: 0 });
   });
   afterAll(() => harness.close());
 

@@ -37,6 +37,8 @@ export interface ExecutionApiDeps {
   now?: () => Date;
   /** Reads values the engine stored in blob storage, so records show them. */
   readValue?: ValueReader;
+  /** How long a synchronous run's events may be held back to be written by one commit (`ExecutionRun.hold`); 0 writes its start first. */
+  syncRunHoldMs?: number;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -109,7 +111,7 @@ export class ExecutionApi {
       traceId: traceIdOf(context.traceparent),
       requestedAt: (this.deps.now?.() ?? new Date()).toISOString(),
     };
-    const record = await this.runAndWait(request, process, triggerNodeId, waitSeconds);
+    const record = await this.runAndWait(request, process, triggerNodeId, waitSeconds, true);
     if (record && record.status !== 'running') return { status: 200, body: record };
     return {
       status: 202,
@@ -132,6 +134,7 @@ export class ExecutionApi {
       process,
       triggerNodeId,
       Math.min(waitSeconds ?? DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS),
+      !rest.executionId,
     );
     if (!record)
       throw new ProblemError(503, `execution ${executionId} was accepted but has not started yet`, { executionId });
@@ -210,14 +213,22 @@ export class ExecutionApi {
     process: ProcessRecord,
     triggerNodeId: string,
     waitSeconds: number,
+    freshId: boolean,
   ): Promise<ExecutionRecord | undefined> {
-    if (!(await this.deps.engine.startNow(request, process, triggerNodeId)))
-      await this.acceptAndQueue(request, triggerNodeId);
+    const holdMs = freshId ? (this.deps.syncRunHoldMs ?? 0) : 0;
+    const started = await this.deps.engine.startNow(request, process, triggerNodeId, { holdMs });
+    if (!started) await this.acceptAndQueue(request, triggerNodeId);
     const finishedInRecord = async (): Promise<boolean> => {
       const record = await this.finishedRecords.read(request.executionId);
       return record !== undefined && record.status !== 'running';
     };
-    await this.deps.engine.waitForFinish(request.executionId, waitSeconds * 1000, finishedInRecord);
+    const finished = this.deps.engine.waitForFinish(request.executionId, waitSeconds * 1000, finishedInRecord);
+    if (started) {
+      // A held run whose events could not be written ends the wait at once, with its error; and
+      // nothing is said of a run before it is on record.
+      await Promise.race([finished, started.unrecorded]);
+      await started.recorded();
+    } else await finished;
     return this.finishedRecords.read(request.executionId);
   }
 

@@ -81,6 +81,14 @@ export interface ExecutionEngineDeps {
   lazyAppendMs?: number;
 }
 
+/** A run `startNow` started here. */
+export interface StartedHere {
+  /** Resolves once the execution is on record (at once unless it was held; ends the hold); rejects when it could not be written. */
+  recorded(): Promise<void>;
+  /** Never resolves; rejects as soon as the held events could not be written (without ending the hold). */
+  readonly unrecorded: Promise<never>;
+}
+
 const TIMEOUT = Symbol('timeout');
 const CANCELLED = Symbol('cancelled');
 const SHUTDOWN = Symbol('shutdown');
@@ -175,7 +183,8 @@ export class ExecutionEngine {
 
   /** Renews only what runs here; a run whose lease another engine took stops at once. */
   private async renewLeases(): Promise<void> {
-    const running = [...this.active.keys()];
+    // A held run (not on record yet) has no lease to renew; its first commit takes one.
+    const running = [...this.active].filter(([, active]) => !active.run.notOnRecord).map(([id]) => id);
     const held = new Set(await this.deps.leases.renew(running));
     for (const executionId of running) {
       if (held.has(executionId)) continue;
@@ -315,29 +324,45 @@ export class ExecutionEngine {
    * Accepts and starts a request here at once, without the work queue: ExecutionAccepted,
    * ExecutionStarted and the lease in one commit, then the run. A synchronous caller waits for
    * this engine anyway, so the queue's hop (a commit, a delivery, a read of the stream and a
-   * second process load) only added time. False, with nothing written, when this engine has no
+   * second process load) only added time. Undefined, with nothing written, when this engine has no
    * free slot, takes no work or its commit does not take leases (the caller then queues the request), or when
    * the id was accepted before (the caller then finds that execution).
+   *
+   * With `holdMs` (only for an id no one else can know yet: a duplicate would surface only after
+   * the run), the start is not written first: the run's events wait for up to `holdMs` and a short
+   * run is written whole by one commit (`ExecutionRun.hold`). The caller awaits the answer's
+   * `recorded()` before it tells anyone of the execution.
    */
-  async startNow(request: ExecutionRequest, process: ProcessRecord, triggerNodeId: string): Promise<boolean> {
+  async startNow(
+    request: ExecutionRequest,
+    process: ProcessRecord,
+    triggerNodeId: string,
+    options: { holdMs?: number } = {},
+  ): Promise<StartedHere | undefined> {
     // Only an engine that takes work (startMaintenance) runs requests; a read-only replica queues them.
     if (!this.maintenance || this.stopping || !this.deps.leasesFollowEvents || this.active.has(request.executionId))
-      return false;
+      return undefined;
     const slot = this.slots.tryTake();
-    if (!slot) return false;
+    if (!slot) return undefined;
     try {
       const graph = this.graphOf(process);
       const run = this.newRun(request.executionId, initialExecutionState(), 0, executionMetadataOf(request));
+      const holdMs = options.holdMs ?? 0;
+      if (holdMs > 0) run.hold(holdMs);
       run.execute(this.acceptCommand(request, triggerNodeId));
       run.execute(startExecutionCommand(request, process, triggerNodeId, this.now()));
-      try {
-        await run.flushed();
-      } catch (error) {
-        if (error instanceof WrongExpectedVersionError) return false;
-        throw error;
+      if (holdMs <= 0) {
+        try {
+          await run.flushed();
+        } catch (error) {
+          if (error instanceof WrongExpectedVersionError) return undefined;
+          throw error;
+        }
       }
       this.launch(run, graph);
-      return true;
+      const unrecorded = run.whenRecorded.then(() => new Promise<never>(() => undefined));
+      unrecorded.catch(() => undefined);
+      return { recorded: () => run.recorded(), unrecorded };
     } finally {
       slot();
     }

@@ -6,7 +6,7 @@ import { executionStreamId, type ExecutionEvent } from '../domain/execution/even
 import { evolve, type ExecutionState } from '../domain/execution/state.js';
 import type { GraphNode } from '../domain/graph/execution-graph.js';
 import type { CompletedNode, RunListener } from './graph-runner.js';
-import type { ExecutionEventWriter } from './execution-event-writer.js';
+import { AppendRefusedError, type ExecutionEventWriter } from './execution-event-writer.js';
 import { DEFAULT_EVENT_SIZE_LIMITS, prepareForStorage, type EventStorage } from './event-values.js';
 
 /**
@@ -23,6 +23,22 @@ const DEFERRABLE_NODE_TYPES: ReadonlySet<string> = new Set([
   'scriptNode',
   'outputNode',
 ]);
+
+/**
+ * Events a run holds back from the writer (`hold`): all of them go in one append, so a short
+ * synchronous run is written by one commit, its read-model rows once.
+ */
+interface HeldEvents {
+  /** Each command's events, in order. */
+  commands: NewEvent[][];
+  /** The stream's version before the first of them. */
+  expected: number | 'no_stream';
+  /** Settles with the append of all of them. */
+  written: PromiseWithResolvers<void>;
+  /** Resolves once the run is on record: all held events, or (when the rest was refused) its start. */
+  recorded: PromiseWithResolvers<void>;
+  timer: NodeJS.Timeout;
+}
 
 /** Longest node error recorded: a huge message must not make its NodeFailed event unstorable. */
 const MAX_ERROR_CHARS = 16 * 1024;
@@ -42,6 +58,11 @@ export class ExecutionRun {
   private writeFailure: unknown = null;
   /** Set while an append waits for its blob writes: later appends queue behind it, in order. */
   private appendGate: Promise<void> | null = null;
+  private held: HeldEvents | null = null;
+  /** Resolves once the run is on record (see `recorded`). */
+  private onRecord: Promise<void> = Promise.resolve();
+  /** True from `hold` until the run is on record: it has no lease yet, nor any row. */
+  private unrecorded = false;
 
   constructor(
     readonly executionId: string,
@@ -99,6 +120,12 @@ export class ExecutionRun {
   private append(stored: NewEvent[], expected: number | 'no_stream', blobWrites: Promise<void>[]): Promise<void> {
     const streamId = executionStreamId(this.executionId);
     const lazy = { lazy: true };
+    if (this.held && blobWrites.length === 0) {
+      this.held.commands.push(stored);
+      return this.held.written.promise;
+    }
+    // Values on their way to blob storage are written in order behind the held events.
+    this.release();
     if (blobWrites.length === 0 && this.appendGate === null)
       return this.writer.append(streamId, stored, expected, lazy);
     const ready = Promise.all([this.appendGate, ...blobWrites]);
@@ -114,8 +141,105 @@ export class ExecutionRun {
     return appended;
   }
 
+  /**
+   * Holds the run's events back from the writer for up to `ms` (call before the first command):
+   * a synchronous run of nodes that touch nothing outside (`DEFERRABLE_NODE_TYPES`) usually ends
+   * first and is then written by one commit, its start, nodes and end together, its read-model
+   * rows once. Nothing about it is on record meanwhile: a crash loses a run no one was told of
+   * (its caller gets no answer) that made no call outside, and no node of it runs again. Ends
+   * early when the run flushes (its end, a node with effects outside, a cancel, a stop), when a
+   * value goes to blob storage, or when `recorded()` is awaited.
+   */
+  hold(ms: number): void {
+    if (this.held || this.version !== 0) throw new Error("hold() goes before the run's first command");
+    const written = Promise.withResolvers<void>();
+    const recorded = Promise.withResolvers<void>();
+    // Either may go unobserved: their failures reach the run through its pending writes.
+    written.promise.catch(() => undefined);
+    recorded.promise.catch(() => undefined);
+    this.onRecord = recorded.promise;
+    this.unrecorded = true;
+    void recorded.promise.then(() => (this.unrecorded = false));
+    const timer = setTimeout(() => this.release(true), ms);
+    this.held = { commands: [], expected: 'no_stream', written, recorded, timer };
+  }
+
+  /** True while the run is held or its held events are being written: nothing of it is on record yet. */
+  get notOnRecord(): boolean {
+    return this.unrecorded;
+  }
+
+  /** Like `recorded()`, without ending the hold. */
+  get whenRecorded(): Promise<void> {
+    return this.onRecord;
+  }
+
+  /**
+   * Resolves once the run is on record (its held events committed, or at least its start when the
+   * database refused the rest); rejects when they could not be written. At once for a run not held.
+   */
+  async recorded(): Promise<void> {
+    this.release();
+    this.writer.expedite();
+    await this.onRecord;
+  }
+
+  /** Hands the held events to the writer as one append (lazily when the hold ran out). */
+  private release(lazy = false): void {
+    const held = this.held;
+    if (!held) return;
+    this.held = null;
+    clearTimeout(held.timer);
+    // Later appends queue behind these: when they fail, the run learns why from them first.
+    const gate = held.written.promise.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.appendGate = gate;
+    void gate.then(() => this.appendGate === gate && (this.appendGate = null));
+    const streamId = executionStreamId(this.executionId);
+    this.writer.append(streamId, held.commands.flat(), held.expected, { lazy }).then(
+      () => {
+        held.written.resolve();
+        held.recorded.resolve();
+      },
+      (error: unknown) => {
+        if (error instanceof AppendRefusedError && held.commands.length > 1) void this.appendOneByOne(streamId, held);
+        else {
+          held.written.reject(error);
+          held.recorded.reject(error);
+        }
+      },
+    );
+  }
+
+  /**
+   * The database refused a held event (a value jsonb cannot hold): each command's events are
+   * appended on their own, as if never held, so the refusal names the command at fault and what
+   * came before it, the start at least, is on record (the run then fails on record, `failRefused`).
+   */
+  private async appendOneByOne(streamId: string, held: HeldEvents): Promise<void> {
+    let version = held.expected === 'no_stream' ? 0 : held.expected;
+    let started = false;
+    for (const events of held.commands) {
+      try {
+        await this.writer.append(streamId, events, version === 0 ? 'no_stream' : version);
+      } catch (error) {
+        held.written.reject(error);
+        if (started) held.recorded.resolve();
+        else held.recorded.reject(error);
+        return;
+      }
+      version += events.length;
+      started ||= events.some((event) => event.type === 'ExecutionStarted');
+    }
+    held.written.resolve();
+    held.recorded.resolve();
+  }
+
   /** Resolves when every event so far is committed (written at once now); rejects with the first write failure. */
   async flushed(): Promise<void> {
+    this.release();
     this.writer.expedite();
     await Promise.all(this.pendingWrites);
     if (this.writeFailure !== null) {

@@ -93,6 +93,16 @@ const moveCount = (rows: ExecutionRowSet, processId: string, from: string | null
   rows.countDeltas.set(`${processId}\u0000${to}`, (rows.countDeltas.get(`${processId}\u0000${to}`) ?? 0) + 1);
 };
 
+/**
+ * A large JSON column an event does not carry (a value in blob storage, an input given as
+ * references) keeps what the row holds: as the table keeps it (COALESCE) when the row was written
+ * by an earlier commit, and as folded when an earlier event of the same commit set it (a run
+ * started and ended in one commit), so the rows do not depend on where commits cut the events.
+ */
+function setCarried<Row, Column extends keyof Row>(row: Row, column: Column, value: Row[Column] | undefined): void {
+  if (value !== undefined) row[column] = value;
+}
+
 function updateNode(
   rows: ExecutionRowSet,
   executionId: string,
@@ -212,16 +222,14 @@ export function applyToRows(rows: ExecutionRowSet, event: ExecutionEvent): void 
         row.started_at = d.startedAt;
         row.completed_at = null;
         row.duration_ms = null;
-        row.input_data = d.inputData;
-        row.input_from =
-          d.inputFrom === undefined || d.inputData !== undefined
-            ? undefined
-            : {
-                inputFrom: d.inputFrom,
-                ...(d.iteration ? { iteration: d.iteration } : {}),
-                ...(d.loopItem === undefined ? {} : { loopItem: d.loopItem }),
-                ...(d.loopItemRef ? { loopItemRef: d.loopItemRef } : {}),
-              };
+        setCarried(row, 'input_data', d.inputData);
+        if (d.inputFrom !== undefined && d.inputData === undefined)
+          row.input_from = {
+            inputFrom: d.inputFrom,
+            ...(d.iteration ? { iteration: d.iteration } : {}),
+            ...(d.loopItem === undefined ? {} : { loopItem: d.loopItem }),
+            ...(d.loopItemRef ? { loopItemRef: d.loopItemRef } : {}),
+          };
         row.error = null;
         row.token_usage = null;
         if ((d.iteration?.length ?? 0) > 0) row.iterations = (row.iterations ?? 0) + 1;
@@ -234,7 +242,7 @@ export function applyToRows(rows: ExecutionRowSet, event: ExecutionEvent): void 
         row.status = 'completed';
         row.completed_at = d.completedAt;
         row.duration_ms = d.durationMs;
-        row.output_data = d.outputData;
+        setCarried(row, 'output_data', d.outputData);
         row.output_ref = d.outputDataRef ?? null;
         row.token_usage = d.tokenUsage ?? null;
       });
@@ -272,7 +280,7 @@ export function applyToRows(rows: ExecutionRowSet, event: ExecutionEvent): void 
       finish(rows, d.executionId, TERMINAL_STATUS[event.type], (row) => {
         row.completed_at = d.completedAt;
         row.duration_ms = ms(d.durationSeconds);
-        row.output_data = d.outputData;
+        setCarried(row, 'output_data', d.outputData);
         row.output_ref = d.outputDataRef ?? null;
       });
       return;

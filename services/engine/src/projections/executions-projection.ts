@@ -240,12 +240,11 @@ function rowWrites(rows: ExecutionRowSet): RawBuilder<unknown>[] {
     return rows.nodes.get(executionId)?.get(nodeId) as NodeStateRow;
   });
   if (nodes.length > 0) writes.push(upsertNodes(nodes));
-  const counts = [...rows.countDeltas]
-    .filter(([, delta]) => delta !== 0)
-    .map(([key, delta]) => {
-      const [processId, status] = key.split('\u0000') as [string, string];
-      return { process_id: processId, status, count: delta };
-    });
+  // Zero deltas too (a run started and ended in one commit): the row exists as one event at a time makes it.
+  const counts = [...rows.countDeltas].map(([key, delta]) => {
+    const [processId, status] = key.split('\u0000') as [string, string];
+    return { process_id: processId, status, count: delta };
+  });
   if (counts.length > 0) writes.push(upsertCounts(counts));
   writes.push(
     ...executionStatsWrites([...rows.finishedExecutions].map((id) => rows.executions.get(id) as ExecutionRow)),
