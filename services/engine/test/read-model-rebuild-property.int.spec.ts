@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { executionsProjection } from '../src/projections/executions-projection.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
 import { openDatabase } from '@weft/event-store';
+import { engineTables } from './support/engine-tables.js';
 import { actorOf, startEngineHarness, type EngineHarness, type EngineMode } from './support/engine-harness.js';
 import { testDatabaseUrl } from './support/test-services.js';
 import { waitUntil } from './support/wait-until.js';
@@ -66,24 +67,6 @@ function randomProcess(next: () => number, organizationId: string): ProcessRecor
   }
   g.node('Out', 'outputNode').edge(tail, 'Out', tailHandle);
   return g.process({ organization_id: organizationId, max_retries: next() < 0.3 ? 1 : 0 });
-}
-
-/** Every engine table, each row as its columns' text with SQL NULL spelled NULL (so a JSON null differs). */
-async function tables(db: Db): Promise<Record<string, string[]>> {
-  const { rows: names } = await sql<{ table_name: string }>`
-    SELECT table_name FROM information_schema.tables
-    WHERE table_schema = current_schema() AND table_name LIKE 'engine\\_%' ORDER BY table_name`.execute(db);
-  const snapshot: Record<string, string[]> = {};
-  for (const { table_name: table } of names) {
-    const { rows: columns } = await sql<{ column_name: string }>`
-      SELECT column_name FROM information_schema.columns
-      WHERE table_schema = current_schema() AND table_name = ${table} ORDER BY ordinal_position`.execute(db);
-    const line = columns.map(({ column_name: c }) => `quote_nullable("${c}"::text)`).join(", '|', ");
-    const { rows } = await sql<{ line: string }>`
-      SELECT concat(${sql.raw(line)}) AS line FROM ${sql.raw(`"${table}"`)} ORDER BY 1`.execute(db);
-    snapshot[table] = rows.map((row) => row.line);
-  }
-  return snapshot;
 }
 
 describe.each(modes)('read models rebuilt from random workloads are identical (%s)', (mode) => {
@@ -152,9 +135,9 @@ describe.each(modes)('read models rebuilt from random workloads are identical (%
     await waitUntil(async () => (await running()) === 0, 30_000);
     expect(await running()).toBe(0);
 
-    const live = await tables(harness.store.db);
+    const live = await engineTables(harness.store.db);
     await rebuildProjection(harness.store, executionsProjection);
-    expect(await tables(harness.store.db)).toEqual(live);
+    expect(await engineTables(harness.store.db)).toEqual(live);
   });
 });
 
@@ -203,9 +186,9 @@ describe('read models rebuilt after executions moved to another engine are ident
         n: string;
       }>`SELECT count(*) AS n FROM events WHERE type = 'ExecutionResumed'`.execute(second.store.db);
       expect(Number(resumed.rows[0]?.n)).toBe(6);
-      const live = await tables(second.store.db);
+      const live = await engineTables(second.store.db);
       await rebuildProjection(second.store, executionsProjection);
-      expect(await tables(second.store.db)).toEqual(live);
+      expect(await engineTables(second.store.db)).toEqual(live);
     } finally {
       await second.close();
       const database = await openDatabase({ url: testDatabaseUrl(), schema });

@@ -222,11 +222,21 @@ export class ExecutionApi {
       const record = await this.finishedRecords.read(request.executionId);
       return record !== undefined && record.status !== 'running';
     };
-    const finished = this.deps.engine.waitForFinish(request.executionId, waitSeconds * 1000, finishedInRecord);
+    const stopWaiting = new AbortController();
+    const finished = this.deps.engine.waitForFinish(
+      request.executionId,
+      waitSeconds * 1000,
+      finishedInRecord,
+      stopWaiting.signal,
+    );
     if (started) {
       // A held run whose events could not be written ends the wait at once, with its error; and
       // nothing is said of a run before it is on record.
-      await Promise.race([finished, started.unrecorded]);
+      try {
+        await Promise.race([finished, started.unrecorded]);
+      } finally {
+        stopWaiting.abort();
+      }
       await started.recorded();
     } else await finished;
     return this.finishedRecords.read(request.executionId);

@@ -348,9 +348,15 @@ export class ExecutionEngine {
       const graph = this.graphOf(process);
       const run = this.newRun(request.executionId, initialExecutionState(), 0, executionMetadataOf(request));
       const holdMs = options.holdMs ?? 0;
-      if (holdMs > 0) run.hold(holdMs);
-      run.execute(this.acceptCommand(request, triggerNodeId));
-      run.execute(startExecutionCommand(request, process, triggerNodeId, this.now()));
+      // Held either way until both are decided: a start refused here (too large) leaves no lone acceptance.
+      run.hold(Math.max(holdMs, 0));
+      try {
+        run.execute(this.acceptCommand(request, triggerNodeId));
+        run.execute(startExecutionCommand(request, process, triggerNodeId, this.now()));
+      } catch (error) {
+        run.discard();
+        throw error;
+      }
       if (holdMs <= 0) {
         try {
           await run.flushed();
@@ -547,7 +553,12 @@ export class ExecutionEngine {
   }
 
   /** Resolves true when the execution finished here, or `isFinished()` says so, within `timeoutMs`. */
-  waitForFinish(executionId: string, timeoutMs: number, isFinishedElsewhere: () => Promise<boolean>): Promise<boolean> {
+  waitForFinish(
+    executionId: string,
+    timeoutMs: number,
+    isFinishedElsewhere: () => Promise<boolean>,
+    signal?: AbortSignal,
+  ): Promise<boolean> {
     return new Promise((resolve) => {
       let settled = false;
       const waiters = this.finishWaiters.get(executionId) ?? new Set<() => void>();
@@ -564,6 +575,7 @@ export class ExecutionEngine {
       const onFinish = (): void => done(true);
       waiters.add(onFinish);
       const timer = setTimeout(() => done(false), timeoutMs);
+      signal?.addEventListener('abort', () => done(false), { once: true });
       // Another replica may run it: poll the read model, slowly (the local path answers at once).
       const poll = setInterval(() => {
         if (this.active.has(executionId)) return;

@@ -159,7 +159,12 @@ export class ExecutionRun {
     recorded.promise.catch(() => undefined);
     this.onRecord = recorded.promise;
     this.unrecorded = true;
-    void recorded.promise.then(() => (this.unrecorded = false));
+    // A run that could not be put on record stays off it (no lease to renew); its error reaches
+    // the caller through `recorded()` and the run through its pending writes.
+    recorded.promise.then(
+      () => (this.unrecorded = false),
+      () => undefined,
+    );
     const timer = setTimeout(() => this.release(true), ms);
     this.held = { commands: [], expected: 'no_stream', written, recorded, timer };
   }
@@ -184,6 +189,16 @@ export class ExecutionRun {
     await this.onRecord;
   }
 
+  /** Drops what is held, unwritten (a start that failed before the run was launched). */
+  discard(): void {
+    const held = this.held;
+    if (!held) return;
+    this.held = null;
+    clearTimeout(held.timer);
+    held.written.resolve();
+    held.recorded.resolve();
+  }
+
   /** Hands the held events to the writer as one append (lazily when the hold ran out). */
   private release(lazy = false): void {
     const held = this.held;
@@ -204,7 +219,7 @@ export class ExecutionRun {
         held.recorded.resolve();
       },
       (error: unknown) => {
-        if (error instanceof AppendRefusedError && held.commands.length > 1) void this.appendOneByOne(streamId, held);
+        if (error instanceof AppendRefusedError && held.commands.length > 2) void this.appendOneByOne(streamId, held);
         else {
           held.written.reject(error);
           held.recorded.reject(error);
@@ -221,7 +236,12 @@ export class ExecutionRun {
   private async appendOneByOne(streamId: string, held: HeldEvents): Promise<void> {
     let version = held.expected === 'no_stream' ? 0 : held.expected;
     let started = false;
-    for (const events of held.commands) {
+    // The acceptance and the start go together (as unheld), so a refused start leaves no lone acceptance.
+    const startsAt = held.commands.findIndex((events) => events.some((event) => event.type === 'ExecutionStarted'));
+    const units = [held.commands.slice(0, startsAt + 1).flat(), ...held.commands.slice(startsAt + 1)].filter(
+      (events) => events.length > 0,
+    );
+    for (const events of units) {
       try {
         await this.writer.append(streamId, events, version === 0 ? 'no_stream' : version);
       } catch (error) {

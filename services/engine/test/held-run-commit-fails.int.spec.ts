@@ -1,0 +1,96 @@
+import { engineHttp } from '@weft/contracts';
+import { sql } from 'kysely';
+import { GraphBuilder } from './fixtures/graph-builder.js';
+import { actorOf, startEngineHarness, type EngineHarness, type EngineMode } from './support/engine-harness.js';
+
+/**
+ * the database fails the one commit of a held synchronous run. A trigger on `events`
+ * raises for the events of one process: a transient error (deadlock, 40P01) on any of them, or a
+ * refusal of its data (22023) on ExecutionStarted only. The caller must get a prompt error, the
+ * engine must not crash (no unhandled rejection: Node 24 ends the process on one), and nothing of
+ * the execution may stay on record half-written.
+ */
+const modes: EngineMode[] = ['embedded', 'distributed'];
+
+describe.each(modes)('a held run whose commit the database fails (%s)', (mode) => {
+  let harness: EngineHarness;
+  const org = crypto.randomUUID();
+  const actor = actorOf(org);
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+
+  beforeAll(async () => {
+    process.on('unhandledRejection', onUnhandled);
+    harness = await startEngineHarness(mode, { syncRunHoldMs: 60_000 });
+  });
+  afterAll(async () => {
+    process.off('unhandledRejection', onUnhandled);
+    await harness.close();
+  });
+
+  const shortProcess = () =>
+    harness.catalog.add(
+      new GraphBuilder()
+        .node('In', 'inputNode', { triggerType: 'manual' })
+        .node('Double', 'scriptNode', { code: 'return { n: 2 };' })
+        .node('Out', 'outputNode')
+        .edge('In', 'Double')
+        .edge('Double', 'Out')
+        .process({ organization_id: org }),
+    );
+
+  const failEventsOf = async (processId: string, sqlState: string, onlyType?: string) => {
+    const name = `adv_fail_${processId.replace(/-/g, '')}`;
+    await sql
+      .raw(
+        `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN
+           IF NEW.metadata->>'processId' = '${processId}' ${onlyType ? `AND NEW.type = '${onlyType}'` : ''} THEN
+             RAISE EXCEPTION 'adversarial failure' USING ERRCODE = '${sqlState}';
+           END IF;
+           RETURN NEW;
+         END $$`,
+      )
+      .execute(harness.database.db);
+    await sql
+      .raw(`CREATE TRIGGER ${name} BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION ${name}()`)
+      .execute(harness.database.db);
+  };
+
+  /** The answer's status (the harness throws a ProblemError for an error answer). */
+  const statusOf = (processId: string): Promise<number> =>
+    harness.call(engineHttp.testProcess, { params: { processId }, body: {} }, actor).then(
+      (reply) => reply.status,
+      (error: { status?: number }) => error.status ?? -1,
+    );
+
+  const rowsOf = async (processId: string) =>
+    (
+      await sql<{ status: string; queued: boolean }>`
+        SELECT status, queued FROM engine_executions WHERE process_id = ${processId}`.execute(harness.database.db)
+    ).rows;
+
+  test('a transient failure answers an error at once and leaves no unhandled rejection', async () => {
+    const process = await shortProcess();
+    await failEventsOf(process.id, '40P01');
+    const started = Date.now();
+    const status = await statusOf(process.id);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(status).toBeGreaterThanOrEqual(500);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(await rowsOf(process.id)).toEqual([]);
+    expect(unhandled.map(String)).toEqual([]);
+  });
+
+  test('a refused ExecutionStarted leaves no lone ExecutionAccepted (queued for ever) and no unhandled rejection', async () => {
+    unhandled.length = 0;
+    const process = await shortProcess();
+    await failEventsOf(process.id, '22023', 'ExecutionStarted');
+    const status = await statusOf(process.id);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(status).toBeGreaterThanOrEqual(400);
+    // Before the change ExecutionAccepted and ExecutionStarted went in one commit: both or neither.
+    expect(await rowsOf(process.id)).toEqual([]);
+    expect(unhandled.map(String)).toEqual([]);
+  });
+});
