@@ -35,6 +35,7 @@ import { ExecutionSlots } from './application/execution-slots.js';
 import { UndeliverableRequests } from './application/undeliverable-requests.js';
 import { finishedAmong } from './projections/execution-queries.js';
 import { executionsProjection } from './projections/executions-projection.js';
+import { RecentlyFinishedRows } from './projections/recently-finished-rows.js';
 
 /** What the engine needs from its composition root. */
 export interface EngineDeps {
@@ -143,6 +144,8 @@ export class EngineRuntime {
         async (processId) => (await revisions.read(processId)) ?? 0,
       );
     const queue = options.queue?.spec ?? engineQueues.executionRequests;
+    // Synchronous runs written whole by one commit are answered from the rows it wrote.
+    const finishedRows = new RecentlyFinishedRows();
     const engine = new ExecutionEngine({
       store: deps.store,
       directory,
@@ -171,7 +174,10 @@ export class EngineRuntime {
       logger,
       retryDelayMs: options.retryDelayMs,
       retrySleep: options.retrySleep,
-      commit: deps.store instanceof PostgresEventStore ? postgresExecutionCommit(deps.store, leases) : undefined,
+      commit:
+        deps.store instanceof PostgresEventStore
+          ? postgresExecutionCommit(deps.store, leases, undefined, finishedRows)
+          : undefined,
       slots: new ExecutionSlots(limitsOf(deps).maxRunningExecutions),
       leasesFollowEvents: ownCommit,
       eventStorage: { limits: options.eventLimits ?? deps.config.events, values },
@@ -186,6 +192,7 @@ export class EngineRuntime {
       enqueue: (request) => deps.bus.enqueue(queue, request, { msgId: request.executionId }),
       readValue: (ref) => values.get(ref),
       syncRunHoldMs: options.syncRunHoldMs ?? durability.syncRunHoldMs,
+      finishedRows,
     });
     const deadLetters = new PostgresExecutionDeadLetters(deps.store.db);
     const undeliverable = new UndeliverableRequests({

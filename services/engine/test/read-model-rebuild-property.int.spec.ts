@@ -122,6 +122,11 @@ describe.each(modes)('read models rebuilt from random workloads are identical (%
     );
     await harness.call(engineHttp.cancelExecution, { params: { id: cancelled.execution_id } }, actor);
     expect(records.every((record) => record.status !== 'running')).toBe(true);
+    // A completed run's answer (built from the rows its commit wrote, when written whole) is what a read returns.
+    for (const record of records.filter(({ status }) => status === 'completed')) {
+      const read = await harness.call(engineHttp.getExecution, { params: { id: record.id } }, actor);
+      expect(read.body).toEqual(record);
+    }
     const body = records[0]?.node_states.find((state) => state.node_name === 'Body');
     expect(body).toMatchObject({ status: 'completed', output_data: null, iterations: 2 });
     const running = async () =>

@@ -17,7 +17,14 @@ import {
 import type { Actor, MessageContext } from '@weft/bus';
 import type { Db } from '@weft/event-store';
 import { chooseTriggerNode } from '../domain/graph/trigger-node.js';
-import { executionStats, findExecution, findExecutions, listExecutions } from '../projections/execution-queries.js';
+import {
+  executionStats,
+  findExecution,
+  findExecutions,
+  listExecutions,
+  recordOfFinishedRows,
+} from '../projections/execution-queries.js';
+import type { RecentlyFinishedRows } from '../projections/recently-finished-rows.js';
 import type { ValueReader } from '../projections/resolve-row-values.js';
 import type { ProcessDirectory } from './engine-ports.js';
 import type { ExecutionEngine } from './execution-engine.js';
@@ -37,6 +44,8 @@ export interface ExecutionApiDeps {
   now?: () => Date;
   /** Reads values the engine stored in blob storage, so records show them. */
   readValue?: ValueReader;
+  /** Rows of executions written whole by one commit, so a synchronous caller need not read them back. */
+  finishedRows?: RecentlyFinishedRows;
   /** How long a synchronous run's events may be held back to be written by one commit (`ExecutionRun.hold`); 0 writes its start first. */
   syncRunHoldMs?: number;
 }
@@ -46,6 +55,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 const DEFAULT_WAIT_SECONDS = 30;
 const MAX_WAIT_SECONDS = 300;
+/** Why a synchronous caller's wait ends (an own reason: abort() without one builds a DOMException per call). */
+const WAIT_OVER = Symbol('wait over');
 
 const single = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
@@ -235,9 +246,11 @@ export class ExecutionApi {
       try {
         await Promise.race([finished, started.unrecorded]);
       } finally {
-        stopWaiting.abort();
+        stopWaiting.abort(WAIT_OVER);
       }
       await started.recorded();
+      const rows = this.deps.finishedRows?.take(request.executionId);
+      if (rows) return recordOfFinishedRows(rows, this.deps.readValue);
     } else await finished;
     return this.finishedRecords.read(request.executionId);
   }

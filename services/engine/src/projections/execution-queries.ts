@@ -12,6 +12,7 @@ import type {
 } from '@weft/contracts';
 import { deliveriesOfExecution, toDeliveries } from './error-webhook-deliveries.js';
 import { histogramPercentile } from './duration-histogram.js';
+import type { FinishedRows } from './recently-finished-rows.js';
 import { resolveRowValues, type ValueReader } from './resolve-row-values.js';
 
 /** Reads of the execution read models; nothing here reads events. */
@@ -111,17 +112,36 @@ export async function findExecutions(
     FROM engine_executions e WHERE e.id IN (${sql.join(executionIds)})`.execute(db);
   for (const row of rows) {
     const nodes = (parsed(row.node_rows) ?? []) as Row[];
-    await resolveRowValues(row, nodes, readValue);
-    records.set(String(row.id), {
-      ...toSummary(row),
-      input_data: parsed(row.input_data),
-      output_data: parsed(row.output_data),
-      node_states: nodes.map(toNestedNodeState),
-      graph_snapshot: parsed(row.graph_snapshot) as GraphSnapshot,
-      error_webhook_deliveries: toDeliveries(row.delivery_rows),
-    });
+    records.set(String(row.id), await recordOf(row, nodes, row.delivery_rows, readValue));
   }
   return records;
+}
+
+/** The record of an execution row with its node rows (in position order) and error-webhook deliveries. */
+async function recordOf(
+  row: Row,
+  nodes: Row[],
+  deliveries: unknown,
+  readValue?: ValueReader,
+): Promise<ExecutionRecord> {
+  await resolveRowValues(row, nodes, readValue);
+  return {
+    ...toSummary(row),
+    input_data: parsed(row.input_data),
+    output_data: parsed(row.output_data),
+    node_states: nodes.map(toNestedNodeState),
+    graph_snapshot: parsed(row.graph_snapshot) as GraphSnapshot,
+    error_webhook_deliveries: toDeliveries(deliveries),
+  };
+}
+
+/**
+ * The record of an execution written whole by one commit, from the rows that commit wrote
+ * (`RecentlyFinishedRows`): what `findExecution` would read back, without the read.
+ */
+export function recordOfFinishedRows(rows: FinishedRows, readValue?: ValueReader): Promise<ExecutionRecord> {
+  const nodes = [...rows.nodes].sort((a, b) => a.position - b.position).map((node) => ({ ...node }));
+  return recordOf({ ...rows.execution }, nodes, [], readValue);
 }
 
 export interface HistoryFilter {

@@ -4,6 +4,7 @@ import type { StoredValueRef, TokenUsage } from '@weft/contracts';
 import { EXECUTION_EVENT_TYPES, type ExecutionEvent } from '../domain/execution/events.js';
 import { errorWebhookDeliveryWrites, resetErrorWebhookDeliveries } from './error-webhook-deliveries.js';
 import { ExecutionRowCache } from './execution-row-cache.js';
+import type { RecentlyFinishedRows } from './recently-finished-rows.js';
 import { executionStatsWrites, resetExecutionStats } from './execution-stats-writes.js';
 import {
   applyToRows,
@@ -267,6 +268,21 @@ async function writeTogether(trx: Trx, writes: readonly RawBuilder<unknown>[]): 
 }
 
 /**
+ * Rows that are the whole record of a completed execution: its stream began in this commit (so
+ * no column is left as stored before), it completed, and no value is in blob storage.
+ */
+const writtenWhole = (
+  execution: ExecutionRow,
+  nodes: Iterable<NodeStateRow>,
+  firstVersion: number | undefined,
+): boolean => {
+  if (firstVersion !== 1 || execution.status !== 'completed' || execution.input_ref || execution.output_ref)
+    return false;
+  for (const node of nodes) if (node.output_ref) return false;
+  return true;
+};
+
+/**
  * The statements that apply every execution event of a commit (others are ignored), rows read
  * (or taken from the cache) and folded already, and what to call once the transaction
  * committed: it hands the rows to the cache (nothing is cached from a rolled-back transaction).
@@ -275,6 +291,7 @@ export async function executionEventWrites(
   trx: Trx,
   stored: readonly StoredEvent[],
   cache?: ExecutionRowCache,
+  finished?: RecentlyFinishedRows,
 ): Promise<{ statements: RawBuilder<unknown>[]; afterCommit: () => void }> {
   const events = stored
     .filter((event) => EXECUTION_TYPES.has(event.type))
@@ -286,14 +303,21 @@ export async function executionEventWrites(
   const rows = await loadRows(trx, events, cache);
   for (const { event } of events) applyToRows(rows, event);
   const lastVersion = new Map<string, number>();
-  for (const { event, streamVersion } of events) lastVersion.set(event.data.executionId, streamVersion);
+  const firstVersion = new Map<string, number>();
+  for (const { event, streamVersion } of events) {
+    lastVersion.set(event.data.executionId, streamVersion);
+    if (!firstVersion.has(event.data.executionId)) firstVersion.set(event.data.executionId, streamVersion);
+  }
   return {
     statements: [...rowWrites(rows), ...errorWebhookDeliveryWrites(stored)],
     afterCommit: () => {
       for (const [id, version] of lastVersion) {
         const execution = rows.executions.get(id);
         const nodes = rows.nodes.get(id);
-        if (execution && nodes) cache?.put(id, version, execution, nodes);
+        if (!execution || !nodes) continue;
+        if (finished && writtenWhole(execution, nodes.values(), firstVersion.get(id)))
+          finished.put(id, { execution, nodes: [...nodes.values()] });
+        cache?.put(id, version, execution, nodes);
       }
     },
   };

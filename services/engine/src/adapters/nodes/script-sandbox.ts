@@ -3,6 +3,9 @@ import { ScriptError } from './script-error.js';
 import { AbortableSemaphore } from './abortable-semaphore.js';
 import { DEFAULT_ISOLATE_LIMITS, IsolatePool, type IsolateLimits, type WarmIsolate } from './script-isolate-pool.js';
 
+/** Why a run's wait for its turn ends when the run settled (see `run`). */
+const RUN_SETTLED = Symbol('run settled');
+
 export { ScriptError };
 
 /**
@@ -186,7 +189,8 @@ export class ScriptSandbox {
       throw this.explain(error, warm, timeoutMs, memoryMb);
     } finally {
       settled = true;
-      turnWanted.abort();
+      // A reason of our own: abort() without one builds a DOMException with its stack, per run.
+      turnWanted.abort(RUN_SETTLED);
       releaseTurn();
       warm.executing.delete(slot);
       if (timer) this.timers.clearTimeout(timer);

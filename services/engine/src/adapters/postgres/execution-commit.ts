@@ -3,6 +3,7 @@ import type { PostgresEventStore } from '@weft/event-store';
 import type { CommitBatch } from '../../application/execution-event-writer.js';
 import { ExecutionRowCache } from '../../projections/execution-row-cache.js';
 import { executionEventWrites } from '../../projections/executions-projection.js';
+import type { RecentlyFinishedRows } from '../../projections/recently-finished-rows.js';
 import { errorWebhookQueueWritesFor } from './error-webhook-queue.js';
 import { leaseWritesFor } from './execution-leases.js';
 import { parkWritesFor } from './parked-waits.js';
@@ -11,12 +12,14 @@ import { parkWritesFor } from './parked-waits.js';
  * The engine's group commit on PostgreSQL/PGlite: the events, the execution read models (folded
  * per batch), the leases, parked waits and error-webhook queue in one transaction, so a read after
  * the commit sees all of it. They go in one statement; the rows of executions running here are
- * kept between commits (`ExecutionRowCache`) instead of being read back each time.
+ * kept between commits (`ExecutionRowCache`) instead of being read back each time, and the rows of
+ * executions written whole go to their waiting callers (`RecentlyFinishedRows`).
  */
 export function postgresExecutionCommit(
   store: PostgresEventStore,
   leases: { owner: string; leaseMs: number },
   cache: ExecutionRowCache = new ExecutionRowCache(),
+  finished?: RecentlyFinishedRows,
 ): CommitBatch {
   return async (batch) => {
     const { cacheRows, parked } = await store.appendTransaction(async (trx) => {
@@ -25,7 +28,7 @@ export function postgresExecutionCommit(
       // Events, read models, leases, parked waits and deliveries in one statement; rows folded before it is sent.
       await store.appendInTransaction(trx, batch, {
         alongside: async (events) => {
-          const writes = await executionEventWrites(trx, events, cache);
+          const writes = await executionEventWrites(trx, events, cache, finished);
           cacheRows = writes.afterCommit;
           for (const event of events) if (event.type === 'ExecutionParked') parked.push(streamKey(event.streamId));
           return [
