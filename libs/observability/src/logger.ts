@@ -6,10 +6,19 @@ export type { Logger };
 /** Keys whose values never reach a log line, at any of the first three nesting levels. */
 const SECRET_KEYS = ['authorization', '["x-api-key"]', 'password', 'token', 'secret', 'apiKey'];
 
-export const REDACTED_PATHS: string[] = SECRET_KEYS.flatMap((key) => {
-  const member = key.startsWith('[') ? key : `.${key}`;
-  return [key, `*${member}`, `*.*${member}`];
-});
+/**
+ * A statement's parameters carry user data (an execution's values): PGlite's errors hold them
+ * (`params`), here or as the cause of an error that wraps them.
+ */
+const STATEMENT_PARAMS = ['err.params', 'err.cause.params', 'err.cause.cause.params'];
+
+export const REDACTED_PATHS: string[] = [
+  ...SECRET_KEYS.flatMap((key) => {
+    const member = key.startsWith('[') ? key : `.${key}`;
+    return [key, `*${member}`, `*.*${member}`];
+  }),
+  ...STATEMENT_PARAMS,
+];
 
 export interface CreateLoggerOptions {
   /** Defaults to WEFT_LOG_LEVEL, then `info`. */

@@ -32,6 +32,16 @@ describe('createLogger', () => {
     expect(lines[1]).toMatchObject({ msg: 'inside', name: 'test', trace_id: ids.traceId, span_id: ids.spanId });
   });
 
+  it("redacts a failed statement's parameters (user data), also as an error's cause", () => {
+    const { lines, destination } = captureLines();
+    const logger = createLogger('test', { destination });
+    const statementError = Object.assign(new Error('refused'), { params: ['user data'], query: 'INSERT ...' });
+    logger.error({ err: Object.assign(new Error('wrapped', { cause: statementError }), { code: '22P05' }) }, 'a');
+    logger.error({ err: statementError }, 'b');
+    expect(JSON.stringify(lines)).not.toContain('user data');
+    expect(lines[1]).toMatchObject({ err: { params: '[redacted]', query: 'INSERT ...' } });
+  });
+
   it('redacts secrets at the top level and nested', () => {
     const { lines, destination } = captureLines();
     const logger = createLogger('test', { destination });

@@ -12,6 +12,7 @@ import type {
 } from '@weft/contracts';
 import { deliveriesOfExecution, toDeliveries } from './error-webhook-deliveries.js';
 import { histogramPercentile } from './duration-histogram.js';
+import { inJsonbKeyOrder } from './jsonb-key-order.js';
 import type { FinishedRows } from './recently-finished-rows.js';
 import { resolveRowValues, type ValueReader } from './resolve-row-values.js';
 
@@ -140,8 +141,23 @@ async function recordOf(
  * (`RecentlyFinishedRows`): what `findExecution` would read back, without the read.
  */
 export function recordOfFinishedRows(rows: FinishedRows, readValue?: ValueReader): Promise<ExecutionRecord> {
-  const nodes = [...rows.nodes].sort((a, b) => a.position - b.position).map((node) => ({ ...node }));
-  return recordOf({ ...rows.execution }, nodes, [], readValue);
+  const { execution } = rows;
+  const nodes = [...rows.nodes]
+    .sort((a, b) => a.position - b.position)
+    .map((node): Row => ({
+      ...node,
+      input_data: inJsonbKeyOrder(node.input_data),
+      output_data: inJsonbKeyOrder(node.output_data),
+      input_from: inJsonbKeyOrder(node.input_from),
+      token_usage: inJsonbKeyOrder(node.token_usage),
+    }));
+  const row: Row = {
+    ...execution,
+    input_data: inJsonbKeyOrder(execution.input_data),
+    output_data: inJsonbKeyOrder(execution.output_data),
+    graph_snapshot: inJsonbKeyOrder(execution.graph_snapshot),
+  };
+  return recordOf(row, nodes, [], readValue);
 }
 
 export interface HistoryFilter {

@@ -17,6 +17,10 @@ export class RecentlyFinishedRows {
 
   constructor(private readonly maxEntries = 1000) {}
 
+  get size(): number {
+    return this.entries.size;
+  }
+
   /** Keeps the rows (call only after the commit that wrote them). */
   put(executionId: string, rows: FinishedRows): void {
     this.entries.delete(executionId);

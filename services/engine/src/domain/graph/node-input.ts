@@ -13,11 +13,16 @@ export function mergeNodeInput(parents: readonly ParentResult[]): Record<string,
     const only = parents[0] as ParentResult;
     return { ...only.input, [only.label]: only.output };
   }
+  // Own properties defined, not assigned: a key or label `__proto__` is a key like any other.
   const merged: Record<string, unknown> = {};
-  for (const parent of parents) Object.assign(merged, parent.input);
-  for (const parent of parents) merged[parent.label] = parent.output;
+  for (const parent of parents) for (const [key, value] of Object.entries(parent.input)) defineOwn(merged, key, value);
+  for (const parent of parents) defineOwn(merged, parent.label, parent.output);
   return merged;
 }
+
+const defineOwn = (target: Record<string, unknown>, key: string, value: unknown): void => {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+};
 
 /** What a handle that carries one key of its node's output passes on: that key's value, or null. */
 export function outputKey(output: unknown, handle: string): unknown {

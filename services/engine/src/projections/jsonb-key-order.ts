@@ -1,0 +1,35 @@
+/**
+ * A JSON value with its objects' keys in the order PostgreSQL's jsonb keeps them (shorter keys
+ * first, then by their UTF-8 bytes), as a read of a jsonb column returns it: an answer built from
+ * memory then has the same text as a read of the same record.
+ */
+export function inJsonbKeyOrder(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(inJsonbKeyOrder);
+  if (value === null || typeof value !== 'object') return value;
+  const ordered: Record<string, unknown> = {};
+  const source = value as Record<string, unknown>;
+  for (const key of Object.keys(source).sort(jsonbKeyOrder)) {
+    // Defined, not assigned: a key `__proto__` stays a key.
+    Object.defineProperty(ordered, key, {
+      value: inJsonbKeyOrder(source[key]),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return ordered;
+}
+
+/** Only code units below 0x80: compared as strings, such keys order as their UTF-8 bytes do. */
+const isAscii = (key: string): boolean => {
+  for (let i = 0; i < key.length; i++) if (key.charCodeAt(i) > 0x7f) return false;
+  return true;
+};
+
+function jsonbKeyOrder(a: string, b: string): number {
+  // ASCII keys (nearly all) compare as strings; others by their UTF-8 bytes, as jsonb does.
+  if (isAscii(a) && isAscii(b)) return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length - right.length || Buffer.compare(left, right);
+}
