@@ -3,7 +3,7 @@ import { NatsBus } from '@weft/bus';
 import { loadConfig } from '@weft/config';
 import { openDatabase, PostgresEventStore } from '@weft/event-store';
 import { createLogger } from '@weft/observability';
-import { EngineRuntime } from '../../src/engine-runtime.js';
+import { startEngineService } from '../../src/start-engine-service.js';
 import { namespacedBus } from '@weft/test-support';
 import { namespaceOfQueue } from './queue-namespace.js';
 
@@ -23,7 +23,8 @@ const bus = namespacedBus(
   await NatsBus.connect({ servers: env('WEFT_TEST_NATS_URL'), name: 'engine-child' }),
   namespaceOfQueue(env('CHILD_QUEUE_DURABLE')),
 );
-const runtime = await EngineRuntime.open({
+// Its subjects served too: a test may call it as the gateway would.
+await startEngineService({
   store,
   bus,
   config: loadConfig({}),
@@ -37,8 +38,9 @@ const runtime = await EngineRuntime.open({
     ...(process.env.CHILD_ERROR_WEBHOOK_CLAIM_MS
       ? { errorWebhook: { timeoutMs: 60_000, claimMs: Number(process.env.CHILD_ERROR_WEBHOOK_CLAIM_MS) } }
       : {}),
+    // Optional: how long synchronous runs are held (the SIGKILL-during-hold test).
+    ...(process.env.CHILD_SYNC_RUN_HOLD_MS ? { syncRunHoldMs: Number(process.env.CHILD_SYNC_RUN_HOLD_MS) } : {}),
     logger: createLogger('engine-child', { level: 'warn' }),
   },
 });
-await runtime.start();
 process.stdout.write('ready\n');
