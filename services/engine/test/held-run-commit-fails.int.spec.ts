@@ -40,13 +40,13 @@ describe.each(modes)('a held run whose commit the database fails (%s)', (mode) =
     );
 
   const failEventsOf = async (processId: string, sqlState: string, onlyType?: string) => {
-    const name = `adv_fail_${processId.replace(/-/g, '')}`;
+    const name = `injected_fail_${processId.replace(/-/g, '')}`;
     await sql
       .raw(
         `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
          BEGIN
            IF NEW.metadata->>'processId' = '${processId}' ${onlyType ? `AND NEW.type = '${onlyType}'` : ''} THEN
-             RAISE EXCEPTION 'adversarial failure' USING ERRCODE = '${sqlState}';
+             RAISE EXCEPTION 'injected failure' USING ERRCODE = '${sqlState}';
            END IF;
            RETURN NEW;
          END $$`,
