@@ -33,6 +33,10 @@ test('a gated work-queue consumer takes work again after a pull failed', async (
   try {
     await bus.enqueue(spec, { n: 1 });
     await until(() => handled.includes(1));
+    // Its ack processed (the work queue dropped it): a consumer made anew must not get it again.
+    for (let tries = 0; tries < 200 && (await jsm.streams.info(spec.stream)).state.messages > 0; tries++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await jsm.streams.info(spec.stream)).state.messages).toBe(0);
     // The pull waiting on the empty queue fails when its consumer goes away.
     await jsm.consumers.delete(spec.stream, 'engines');
     await new Promise((resolve) => setTimeout(resolve, 1_500));
