@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { Projection, StoredEvent, Trx } from '@weft/event-store';
+import type { Db, Projection, StoredEvent, Trx } from '@weft/event-store';
 import type { StoredValueRef, TokenUsage } from '@weft/contracts';
 import { EXECUTION_EVENT_TYPES, type ExecutionEvent } from '../domain/execution/events.js';
 import { errorWebhookDeliveryWrites, resetErrorWebhookDeliveries } from './error-webhook-deliveries.js';
@@ -123,7 +123,7 @@ interface BatchEvent {
 }
 
 async function loadRows(
-  trx: Trx,
+  reader: Db,
   events: readonly BatchEvent[],
   cache: ExecutionRowCache | undefined,
 ): Promise<ExecutionRowSet> {
@@ -150,13 +150,13 @@ async function loadRows(
     rows.nodes.set(id, cached.nodes);
   }
   if (toLoad.length === 0) return rows;
-  const executions = await trx
+  const executions = await reader
     .selectFrom('engine_executions')
     .select(['id', ...EXECUTION_COLUMNS.filter((column) => !KEPT_WHEN_NULL.has(column))])
     .where('id', 'in', toLoad)
     .execute();
   for (const row of executions) rows.executions.set(String(row.id), executionFromDb(row));
-  const nodes = await trx
+  const nodes = await reader
     .selectFrom('engine_node_states')
     .select(['execution_id', 'node_id', ...NODE_COLUMNS.filter((column) => !KEPT_WHEN_NULL.has(column))])
     .where('execution_id', 'in', toLoad)
@@ -288,7 +288,7 @@ const writtenWhole = (
  * committed: it hands the rows to the cache (nothing is cached from a rolled-back transaction).
  */
 export async function executionEventWrites(
-  trx: Trx,
+  reader: Db,
   stored: readonly StoredEvent[],
   cache?: ExecutionRowCache,
   finished?: RecentlyFinishedRows,
@@ -300,7 +300,7 @@ export async function executionEventWrites(
       streamVersion: event.streamVersion,
     }));
   if (events.length === 0) return { statements: [], afterCommit: () => undefined };
-  const rows = await loadRows(trx, events, cache);
+  const rows = await loadRows(reader, events, cache);
   for (const { event } of events) applyToRows(rows, event);
   const lastVersion = new Map<string, number>();
   const firstVersion = new Map<string, number>();

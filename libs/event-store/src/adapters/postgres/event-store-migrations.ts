@@ -44,4 +44,19 @@ export const eventStoreMigrations: readonly Migration[] = [
         )`.execute(db);
     },
   },
+  {
+    name: '0003-wrong-expected-version',
+    async up(db) {
+      // Raised by the append statement when a checked stream moved (append-statement.ts): failing
+      // the statement itself rolls back everything the transaction wrote with it, also when its
+      // COMMIT was already sent behind it.
+      await sql`
+        CREATE FUNCTION weft_wrong_expected_version(stream text, expected integer, actual integer)
+        RETURNS integer LANGUAGE plpgsql AS $$
+        BEGIN
+          RAISE EXCEPTION 'stream % is at version %, expected %', stream, actual, expected
+            USING ERRCODE = 'WV409', DETAIL = json_build_object('s', stream, 'v', expected, 'a', actual)::text;
+        END $$`.execute(db);
+    },
+  },
 ];

@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { Db } from '../../event-store.js';
+import { inlineParameters } from './inline-parameters.js';
 import { freshInMemoryPglite } from './pglite-template.js';
 
 export type DatabaseDialect = 'postgres' | 'pglite';
@@ -21,9 +22,25 @@ export interface Database {
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   /** One pool connection held for a caller's session state (a leader lock); PostgreSQL only. */
   pinSession?(): Promise<PinnedSession>;
+  /**
+   * Runs `statements` in one transaction on one pooled connection, sent at once: BEGIN, the
+   * statements and COMMIT in one message when every value can be written into the SQL text
+   * (`inlineParameters`), else queued back to back (each sent when the one before is answered).
+   * No turn of this process's event loop comes between them, so a lock the first takes is held
+   * for as long as the database works, not while a busy process gets round to sending the next.
+   * A failure rolls the transaction back and is thrown. Resolves to each statement's rows.
+   * PostgreSQL only.
+   */
+  readonly queuedTransaction?: (statements: readonly QueuedStatement[]) => Promise<unknown[][]>;
   /** How long a statement on a pinned session may take before the session is given up. */
   readonly sessionTimeoutMs?: number;
   close(): Promise<void>;
+}
+
+/** One statement of a `queuedTransaction`: SQL text with `$n` placeholders and their values. */
+export interface QueuedStatement {
+  sql: string;
+  parameters: readonly unknown[];
 }
 
 /** A pooled connection kept out of the pool, for session-level state such as advisory locks. */
@@ -139,11 +156,58 @@ async function openPostgres(
       const client = await pool.connect();
       return pinnedSession(client, timeouts.sessionMs);
     },
+    queuedTransaction: (statements) => queuedTransaction(pool, statements),
     async close() {
       for (const client of listeners.splice(0)) client.release(true);
       await db.destroy();
     },
   };
+}
+
+async function queuedTransaction(pool: pg.Pool, statements: readonly QueuedStatement[]): Promise<unknown[][]> {
+  const inlined = statements.map((statement) => inlineParameters(statement.sql, statement.parameters));
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    if (inlined.every((text) => text !== undefined)) return await inOneMessage(client, inlined);
+    return await queuedBackToBack(client, statements);
+  } catch (error) {
+    // A failed statement leaves the transaction open and aborted (in one message the COMMIT was
+    // skipped): end it before the connection goes back. A connection that failed is closed.
+    broken =
+      !(error instanceof pg.DatabaseError) ||
+      (await client.query('ROLLBACK').then(
+        () => false,
+        () => true,
+      ));
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** BEGIN, the statements and COMMIT in one simple-protocol message: PostgreSQL runs them all without waiting for this process. */
+async function inOneMessage(client: pg.PoolClient, statements: readonly string[]): Promise<unknown[][]> {
+  const text = ['BEGIN', ...statements, 'COMMIT'].join(';\n');
+  const results = (await client.query(text)) as unknown as pg.QueryResult[];
+  if (results.at(-1)?.command !== 'COMMIT') throw new Error('the transaction was rolled back');
+  return results.slice(1, -1).map((result) => result.rows as unknown[]);
+}
+
+/** Each statement sent as soon as the one before it completes (pg's own queue), with its parameters. */
+async function queuedBackToBack(client: pg.PoolClient, statements: readonly QueuedStatement[]): Promise<unknown[][]> {
+  const sent = [
+    client.query('BEGIN'),
+    ...statements.map((statement) => client.query(statement.sql, [...statement.parameters])),
+    client.query('COMMIT'),
+  ];
+  const settled = await Promise.allSettled(sent);
+  // After the first failure every later statement fails too ("transaction is aborted"): the first is the cause.
+  const failed = settled.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  const results = settled.map((result) => (result as PromiseFulfilledResult<pg.QueryResult>).value);
+  if (results.at(-1)?.command !== 'COMMIT') throw new Error('the transaction was rolled back');
+  return results.slice(1, -1).map((result) => result.rows as unknown[]);
 }
 
 /** Statements race a timer: a hung connection (no answer, no FIN) fails the caller and is closed. */

@@ -7,7 +7,6 @@ import type {
   EventMetadata,
   Db,
   EventStore,
-  ExpectedVersion,
   NewEvent,
   Projection,
   ReadAllOptions,
@@ -18,17 +17,22 @@ import type {
   Trx,
   Upcasters,
 } from '../../event-store.js';
-import { WrongExpectedVersionError } from '../../event-store.js';
 import { AppendSignal } from '../../subscriptions/append-signal.js';
 import { startSubscription } from '../../subscriptions/catch-up-subscription.js';
 import { mergeUpcasters, upcastEvent } from '../../upcasting.js';
+import {
+  appendErrorOf,
+  appendStatement,
+  assignPositions,
+  type AppendedRow,
+  type VersionCheck,
+} from './append-statement.js';
 import { EVENT_COLUMNS, toStoredEvent, type EventRow } from './event-rows.js';
 import { EVENT_STORE_MIGRATIONS_TABLE, eventStoreMigrations } from './event-store-migrations.js';
 import { checkExpectedVersion } from './expected-version.js';
 import { migrate } from './migrate.js';
-import type { Database } from './open-database.js';
+import type { Database, QueuedStatement } from './open-database.js';
 
-/** First key of every advisory lock the store takes; the second is the events table's oid. */
 /** Every event carries the trace it was written in, unless the caller named one (DESIGN.md). */
 const withTraceId = (metadata: EventMetadata | undefined): EventMetadata => {
   if (metadata?.traceId) return metadata;
@@ -36,6 +40,7 @@ const withTraceId = (metadata: EventMetadata | undefined): EventMetadata => {
   return traceId ? { ...metadata, traceId } : (metadata ?? {});
 };
 
+/** First key of every advisory lock the store takes; the second is the events table's oid. */
 export const APPEND_LOCK_NAMESPACE = 0x5745_4654; // 'WEFT'
 
 export interface ReadAllRangeOptions extends ReadAllOptions {
@@ -98,9 +103,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   async appendMany(batch: readonly StreamAppend[]): Promise<AppendResult[]> {
-    const results = await this.appendTransaction((trx) => this.appendInTransaction(trx, batch));
-    this.appendSignal.notify();
-    return results;
+    return this.appendAtOnce(batch);
   }
 
   /**
@@ -118,28 +121,11 @@ export class PostgresEventStore implements EventStore {
     await this.lockAppends(trx);
     // Exact expectations (the engine's) are checked by the insert statement itself, under the
     // lock: one round trip fewer. Others need the current versions first.
-    const exact = batch.every(
-      (item) => item.expectedVersion === 'no_stream' || typeof item.expectedVersion === 'number',
-    );
+    const exact = isExact(batch);
     const versions = exact
       ? new Map<string, number>()
       : await this.currentVersions(trx, [...new Set(batch.map((item) => item.streamId))]);
-    const checks: { s: string; v: number; x: ExpectedVersion }[] = [];
-    const events: StoredEvent[] = [];
-    const plans = batch.map((item) => {
-      let current = versions.get(item.streamId);
-      if (current === undefined && !exact) current = 0;
-      if (current === undefined) {
-        // First append to this stream in an exact batch: the statement verifies the stream is there.
-        current = item.expectedVersion === 'no_stream' ? 0 : (item.expectedVersion as number);
-        checks.push({ s: item.streamId, v: current, x: item.expectedVersion ?? 'any' });
-      }
-      checkExpectedVersion(item.streamId, item.expectedVersion, current);
-      const next = current + item.events.length;
-      versions.set(item.streamId, next);
-      item.events.forEach((event, index) => events.push(toPendingEvent(item.streamId, current + index + 1, event)));
-      return { count: item.events.length, next };
-    });
+    const { checks, events, counts } = planAppend(batch, versions, exact);
     const alongside = options.alongside ? await options.alongside(events.map((event) => this.upcast(event))) : [];
     if (events.length > 0 || alongside.length > 0) await this.insert(trx, events, checks, alongside);
     const stored = events.map((event) => this.upcast(event));
@@ -148,12 +134,69 @@ export class PostgresEventStore implements EventStore {
         if (projection.eventTypes.includes(event.type)) await projection.apply(trx, event);
       }
     }
-    let offset = 0;
-    return plans.map((plan) => {
-      const planned = stored.slice(offset, offset + plan.count);
-      offset += plan.count;
-      return { nextExpectedVersion: plan.next, events: planned };
-    });
+    return resultsOf(counts, stored);
+  }
+
+  /**
+   * `appendMany` with the caller's writes to other tables in the same statement (`alongside`, as
+   * in `appendInTransaction`), committed by a transaction whose statements go out queued at once
+   * (`Database.queuedTransaction`): the append lock is held while PostgreSQL works, never while
+   * this process is busy with other work before it sends the next statement (at load, most of a
+   * group commit's time went to those turns of the event loop). `alongside` reads with `reader`:
+   * here before the transaction begins, so what it reads of a stream must be guarded by the
+   * batch's version check of that stream. Batches with versions to read first, with events a
+   * registered projection handles, and PGlite take the transaction of `appendTransaction`
+   * (`reader` is then that transaction).
+   */
+  async appendAtOnce(
+    batch: readonly StreamAppend[],
+    options: {
+      alongside?: (events: readonly StoredEvent[], reader: Db) => Promise<readonly RawBuilder<unknown>[]>;
+    } = {},
+  ): Promise<AppendResult[]> {
+    const queued = this.database.queuedTransaction;
+    const planned = queued && isExact(batch) ? planAppend(batch, new Map(), true) : undefined;
+    const projected = planned?.events.some((event) =>
+      this.projections.some((projection) => projection.eventTypes.includes(event.type)),
+    );
+    if (!queued || !planned || projected) {
+      const { alongside } = options;
+      const results = await this.appendTransaction((trx) =>
+        this.appendInTransaction(trx, batch, { alongside: alongside && ((events) => alongside(events, trx)) }),
+      );
+      this.appendSignal.notify();
+      return results;
+    }
+    const { checks, events, counts } = planned;
+    const alongside = options.alongside
+      ? await options.alongside(
+          events.map((event) => this.upcast(event)),
+          this.db,
+        )
+      : [];
+    if (events.length > 0 || alongside.length > 0) {
+      const statement = appendStatement(events, checks, alongside).compile(this.db);
+      let rows: unknown[];
+      try {
+        [, rows = []] = await queued([this.lockStatement(), statement]);
+      } catch (error) {
+        throw appendErrorOf(error, events, checks);
+      }
+      assignPositions(events, rows as AppendedRow[]);
+    }
+    this.appendSignal.notify();
+    return resultsOf(
+      counts,
+      events.map((event) => this.upcast(event)),
+    );
+  }
+
+  /** The append lock, with the NOTIFY that wakes other processes' subscribers at commit. */
+  private lockStatement(): QueuedStatement {
+    return {
+      sql: 'SELECT pg_advisory_xact_lock($1, $2), pg_notify($3, $4)',
+      parameters: [APPEND_LOCK_NAMESPACE, this.eventsTableOid, this.notifyChannel, this.notifier],
+    };
   }
 
   /**
@@ -309,94 +352,63 @@ export class PostgresEventStore implements EventStore {
     return new Map(rows.map((row) => [String(row.stream_id), Number(row.version)]));
   }
 
-  /**
-   * One statement per batch whatever its size: the expected-version checks, the insert and the
-   * caller's other writes. The rows travel as one JSON array parameter (data and metadata nested,
-   * so stringified once), and only what the database assigns (position, recorded_at) comes back;
-   * the rest of each stored event is already in hand (the recordset reads JSON null as SQL
-   * NULL, so `data: null` is put back as jsonb null). ORDER BY keeps identity positions in batch
-   * order; the (stream, version) key maps them back. A failed check inserts nothing and throws
-   * (the caller's transaction then rolls back the other writes).
-   */
   private async insert(
     trx: Trx,
     events: StoredEvent[],
-    checks: readonly { s: string; v: number; x: ExpectedVersion }[],
+    checks: readonly VersionCheck[],
     alongside: readonly RawBuilder<unknown>[],
   ): Promise<void> {
-    const rows = events.map((event, index) => ({
-      i: index,
-      s: event.streamId,
-      v: event.streamVersion,
-      e: event.eventId,
-      t: event.type,
-      n: event.schemaVersion,
-      d: event.data,
-      m: event.metadata,
-    }));
-    const insert = sql`
-      INSERT INTO events (stream_id, stream_version, event_id, type, schema_version, data, metadata)
-      SELECT r.s, r.v, r.e, r.t, r.n, coalesce(r.d::jsonb, 'null'::jsonb), r.m::jsonb
-      FROM json_to_recordset(${JSON.stringify(rows)}::json)
-        AS r(i integer, s text, v integer, e uuid, t text, n integer, d json, m json)`;
-    const returning = sql`RETURNING position, stream_id, stream_version, recorded_at`;
-    const others = alongside.map((write, index) => sql`, ${sql.raw(`w${index}`)} AS (${write})`);
-    let result: InsertResultRow[];
+    let rows: AppendedRow[];
     try {
-      // Nothing to check or add (an append with versions read first, e.g. one command's events):
-      // a plain multi-row VALUES, which plans faster than the recordset for a few rows.
-      ({ rows: result } =
-        checks.length === 0 && others.length === 0
-          ? await sql<InsertResultRow>`
-              INSERT INTO events (stream_id, stream_version, event_id, type, schema_version, data, metadata)
-              VALUES ${sql.join(
-                events.map(
-                  (event) =>
-                    sql`(${event.streamId}, ${event.streamVersion}, ${event.eventId}, ${event.type}, ${event.schemaVersion}, ${JSON.stringify(event.data)}, ${JSON.stringify(event.metadata)})`,
-                ),
-              )}
-              ${returning}`.execute(trx)
-          : await sql<InsertResultRow>`
-              WITH bad AS (
-                SELECT c.s, c.v, (SELECT coalesce(max(e.stream_version), 0) FROM events e WHERE e.stream_id = c.s) AS actual
-                FROM json_to_recordset(${JSON.stringify(checks.map(({ s, v }) => ({ s, v })))}::json) AS c(s text, v integer)
-              ), failed AS (
-                SELECT s, v, actual FROM bad WHERE actual <> v
-              ), ins AS (
-                ${insert} WHERE NOT EXISTS (SELECT 1 FROM failed) ORDER BY r.i ${returning}
-              )${sql.join(others, sql``)}
-              SELECT position, stream_id, stream_version, recorded_at, NULL::integer AS actual FROM ins
-              UNION ALL
-              SELECT NULL::bigint, s, v, NULL::timestamptz, actual FROM failed`.execute(trx));
+      ({ rows } = await appendStatement(events, checks, alongside).execute(trx));
     } catch (error) {
-      throw versionConflictOrSame(error, events);
+      throw appendErrorOf(error, events, checks);
     }
-    const conflict = result.find((row) => row.actual !== null && row.actual !== undefined);
-    if (conflict) {
-      const check = checks.find((c) => c.s === conflict.stream_id);
-      throw new WrongExpectedVersionError(
-        conflict.stream_id,
-        check?.x ?? conflict.stream_version,
-        Number(conflict.actual),
-      );
-    }
-    const byKey = new Map(events.map((event) => [`${event.streamVersion}\u0000${event.streamId}`, event]));
-    for (const row of result) {
-      const event = byKey.get(`${Number(row.stream_version)}\u0000${row.stream_id}`);
-      if (!event) throw new Error(`append returned an unknown row ${row.stream_id}@${row.stream_version}`);
-      event.position = Number(row.position);
-      event.recordedAt = row.recorded_at instanceof Date ? row.recorded_at : new Date(row.recorded_at as string);
-    }
-    if (result.length !== events.length) throw new Error(`append stored ${result.length} of ${events.length} events`);
+    assignPositions(events, rows);
   }
 }
 
-interface InsertResultRow {
-  position: string | number | null;
-  stream_id: string;
-  stream_version: number;
-  recorded_at: Date | string | null;
-  actual: number | null;
+/** Exact expectations (the engine's) are checked by the append statement itself. */
+const isExact = (batch: readonly StreamAppend[]): boolean =>
+  batch.every((item) => item.expectedVersion === 'no_stream' || typeof item.expectedVersion === 'number');
+
+/**
+ * The batch's events with their stream versions, and the version checks the statement makes:
+ * `versions` holds the streams' current versions when they were read first (not `exact`).
+ */
+function planAppend(
+  batch: readonly StreamAppend[],
+  versions: Map<string, number>,
+  exact: boolean,
+): { checks: VersionCheck[]; events: StoredEvent[]; counts: { count: number; next: number }[] } {
+  const checks: VersionCheck[] = [];
+  const events: StoredEvent[] = [];
+  const counts = batch.map((item) => {
+    let current = versions.get(item.streamId);
+    if (current === undefined && !exact) current = 0;
+    if (current === undefined) {
+      // First append to this stream in an exact batch: the statement verifies the stream is there.
+      current = item.expectedVersion === 'no_stream' ? 0 : (item.expectedVersion as number);
+      checks.push({ s: item.streamId, v: current, x: item.expectedVersion ?? 'any' });
+    }
+    checkExpectedVersion(item.streamId, item.expectedVersion, current);
+    const next = current + item.events.length;
+    versions.set(item.streamId, next);
+    const first = current;
+    item.events.forEach((event, index) => events.push(toPendingEvent(item.streamId, first + index + 1, event)));
+    return { count: item.events.length, next };
+  });
+  return { checks, events, counts };
+}
+
+/** Each append's result: its events, in batch order, and the stream's version after them. */
+function resultsOf(counts: readonly { count: number; next: number }[], stored: readonly StoredEvent[]): AppendResult[] {
+  let offset = 0;
+  return counts.map(({ count, next }) => {
+    const events = stored.slice(offset, offset + count);
+    offset += count;
+    return { nextExpectedVersion: next, events };
+  });
 }
 
 export interface AppendInTransactionOptions {
@@ -421,15 +433,4 @@ function toPendingEvent(streamId: string, streamVersion: number, event: NewEvent
     metadata: withTraceId(event.metadata),
     recordedAt: new Date(0),
   };
-}
-
-/** A unique violation on (stream_id, stream_version) is a lost race: report it as a version conflict. */
-function versionConflictOrSame(error: unknown, events: readonly StoredEvent[]): unknown {
-  const pgError = error as { code?: string; constraint?: string; message?: string };
-  const onStreamVersion =
-    pgError.code === '23505' &&
-    (pgError.constraint ?? pgError.message ?? '').includes('events_stream_id_stream_version_key');
-  if (!onStreamVersion) return error;
-  const [first] = events;
-  return new WrongExpectedVersionError(first?.streamId ?? '', (first?.streamVersion ?? 1) - 1, -1);
 }

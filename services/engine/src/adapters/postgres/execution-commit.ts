@@ -22,28 +22,24 @@ export function postgresExecutionCommit(
   finished?: RecentlyFinishedRows,
 ): CommitBatch {
   return async (batch) => {
-    const { cacheRows, parked } = await store.appendTransaction(async (trx) => {
-      let cacheRows: () => void = () => undefined;
-      const parked: string[] = [];
-      // Events, read models, leases, parked waits and deliveries in one statement; rows folded before it is sent.
-      await store.appendInTransaction(trx, batch, {
-        alongside: async (events) => {
-          const writes = await executionEventWrites(trx, events, cache, finished);
-          cacheRows = writes.afterCommit;
-          for (const event of events) if (event.type === 'ExecutionParked') parked.push(streamKey(event.streamId));
-          return [
-            ...writes.statements,
-            ...leaseWritesFor(leases, events),
-            ...parkWritesFor(events),
-            ...errorWebhookQueueWritesFor(events),
-          ];
-        },
-      });
-      return { cacheRows, parked };
+    let cacheRows: () => void = () => undefined;
+    const parked: string[] = [];
+    // Events, read models, leases, parked waits and deliveries in one statement; rows folded before it is sent.
+    await store.appendAtOnce(batch, {
+      alongside: async (events, reader) => {
+        const writes = await executionEventWrites(reader, events, cache, finished);
+        cacheRows = writes.afterCommit;
+        for (const event of events) if (event.type === 'ExecutionParked') parked.push(streamKey(event.streamId));
+        return [
+          ...writes.statements,
+          ...leaseWritesFor(leases, events),
+          ...parkWritesFor(events),
+          ...errorWebhookQueueWritesFor(events),
+        ];
+      },
     });
     cacheRows();
     // A parked execution leaves this engine's memory, its cached rows too.
     for (const executionId of parked) cache.take(executionId, -1);
-    store.appendSignal.notify();
   };
 }

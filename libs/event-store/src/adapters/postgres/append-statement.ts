@@ -1,0 +1,119 @@
+import { sql, type RawBuilder } from 'kysely';
+import { WrongExpectedVersionError, type ExpectedVersion, type StoredEvent } from '../../event-store.js';
+
+/** A stream whose version the append statement checks: `s` must be at version `v` (`x` as the caller said it). */
+export interface VersionCheck {
+  s: string;
+  v: number;
+  x: ExpectedVersion;
+}
+
+/** What the append statement returns per event: what the database assigned. */
+export interface AppendedRow {
+  position: string | number;
+  stream_id: string;
+  stream_version: number;
+  recorded_at: Date | string;
+}
+
+/**
+ * SQLSTATE the statement raises (through `weft_wrong_expected_version`, event-store migration 0003)
+ * when a checked stream is not at its expected version: the statement fails, so the caller's
+ * transaction rolls back whatever else it wrote, also when its COMMIT was sent with it.
+ */
+export const WRONG_EXPECTED_VERSION_SQLSTATE = 'WV409';
+
+/**
+ * One statement per batch whatever its size: the expected-version checks, the insert and the
+ * caller's other writes (`alongside`, as CTEs: they must not depend on each other or on the new
+ * rows). The rows travel as one JSON array parameter (data and metadata nested, so stringified
+ * once), and only what the database assigns (position, recorded_at) comes back; the rest of each
+ * stored event is already in hand (the recordset reads JSON null as SQL NULL, so `data: null` is
+ * put back as jsonb null). ORDER BY keeps identity positions in batch order; the (stream, version)
+ * key maps them back. A failed check inserts nothing and fails the statement.
+ */
+export function appendStatement(
+  events: readonly StoredEvent[],
+  checks: readonly VersionCheck[],
+  alongside: readonly RawBuilder<unknown>[],
+): RawBuilder<AppendedRow> {
+  const returning = sql`RETURNING position, stream_id, stream_version, recorded_at`;
+  // Nothing to check or add (an append with versions read first, e.g. one command's events):
+  // a plain multi-row VALUES, which plans faster than the recordset for a few rows.
+  if (checks.length === 0 && alongside.length === 0) {
+    return sql<AppendedRow>`
+      INSERT INTO events (stream_id, stream_version, event_id, type, schema_version, data, metadata)
+      VALUES ${sql.join(
+        events.map(
+          (event) =>
+            sql`(${event.streamId}, ${event.streamVersion}, ${event.eventId}, ${event.type}, ${event.schemaVersion}, ${JSON.stringify(event.data)}, ${JSON.stringify(event.metadata)})`,
+        ),
+      )}
+      ${returning}`;
+  }
+  const rows = events.map((event, index) => ({
+    i: index,
+    s: event.streamId,
+    v: event.streamVersion,
+    e: event.eventId,
+    t: event.type,
+    n: event.schemaVersion,
+    d: event.data,
+    m: event.metadata,
+  }));
+  const insert = sql`
+    INSERT INTO events (stream_id, stream_version, event_id, type, schema_version, data, metadata)
+    SELECT r.s, r.v, r.e, r.t, r.n, coalesce(r.d::jsonb, 'null'::jsonb), r.m::jsonb
+    FROM json_to_recordset(${JSON.stringify(rows)}::json)
+      AS r(i integer, s text, v integer, e uuid, t text, n integer, d json, m json)`;
+  const others = alongside.map((write, index) => sql`, ${sql.raw(`w${index}`)} AS (${write})`);
+  // The failed checks' rows call the raising function: the statement has run every CTE by then,
+  // and the error rolls all of it back.
+  return sql<AppendedRow>`
+    WITH bad AS (
+      SELECT c.s, c.v, (SELECT coalesce(max(e.stream_version), 0) FROM events e WHERE e.stream_id = c.s) AS actual
+      FROM json_to_recordset(${JSON.stringify(checks.map(({ s, v }) => ({ s, v })))}::json) AS c(s text, v integer)
+    ), failed AS (
+      SELECT s, v, actual FROM bad WHERE actual <> v
+    ), ins AS (
+      ${insert} WHERE NOT EXISTS (SELECT 1 FROM failed) ORDER BY r.i ${returning}
+    )${sql.join(others, sql``)}
+    SELECT position, stream_id, stream_version, recorded_at FROM ins
+    UNION ALL
+    SELECT NULL::bigint, s, weft_wrong_expected_version(s, v, actual), NULL::timestamptz FROM failed`;
+}
+
+/** Fills in each event's position and recorded_at from the statement's rows. */
+export function assignPositions(events: readonly StoredEvent[], rows: readonly AppendedRow[]): void {
+  const byKey = new Map(events.map((event) => [`${event.streamVersion}\u0000${event.streamId}`, event]));
+  for (const row of rows) {
+    const event = byKey.get(`${Number(row.stream_version)}\u0000${row.stream_id}`);
+    if (!event) throw new Error(`append returned an unknown row ${row.stream_id}@${row.stream_version}`);
+    event.position = Number(row.position);
+    event.recordedAt = row.recorded_at instanceof Date ? row.recorded_at : new Date(row.recorded_at);
+  }
+  if (rows.length !== events.length) throw new Error(`append stored ${rows.length} of ${events.length} events`);
+}
+
+/**
+ * The error an append reports: a failed version check, or a unique violation on (stream,
+ * version) (a lost race), as WrongExpectedVersionError; anything else as it is.
+ */
+export function appendErrorOf(
+  error: unknown,
+  events: readonly StoredEvent[],
+  checks: readonly VersionCheck[],
+): unknown {
+  const pgError = error as { code?: string; constraint?: string; message?: string; detail?: string };
+  if (pgError.code === WRONG_EXPECTED_VERSION_SQLSTATE) {
+    const { s, a } = JSON.parse(pgError.detail ?? '{}') as { s?: string; a?: number };
+    const check = checks.find((candidate) => candidate.s === s);
+    return new WrongExpectedVersionError(s ?? '', check?.x ?? 'any', Number(a));
+  }
+  const onStreamVersion =
+    pgError.code === '23505' &&
+    (pgError.constraint ?? pgError.message ?? '').includes('events_stream_id_stream_version_key');
+  if (!onStreamVersion) return error;
+  const [first] = events;
+  return new WrongExpectedVersionError(first?.streamId ?? '', (first?.streamVersion ?? 1) - 1, -1);
+}

@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { WrongExpectedVersionError, type NewEvent } from '../src/index.js';
+import { DIALECTS, openTestStore, type TestStore } from './support/test-database.js';
+
+const event = (type: string, data: unknown = {}): NewEvent => ({ type, data, metadata: { organizationId: 'org-1' } });
+const streamOf = () => `execution-${randomUUID()}`;
+
+/**
+ * appendAtOnce sends BEGIN, the append lock, the one append statement (with the caller's side
+ * writes) and COMMIT to PostgreSQL in one message: it must keep appendInTransaction's contract,
+ * all or nothing, versions checked, positions in commit order, and leave the connection usable
+ * after any failure. On PGlite it is appendInTransaction in a transaction.
+ */
+describe.each(DIALECTS)('appendAtOnce on %s', (dialect) => {
+  let t: TestStore;
+  beforeAll(async () => {
+    t = await openTestStore(dialect);
+    await sql`CREATE TABLE side_rows (id text PRIMARY KEY, n integer NOT NULL CHECK (n >= 0))`.execute(t.store.db);
+  });
+  afterAll(async () => {
+    await t.dispose();
+  });
+
+  const sideRow = (id: string, n: number) => sql`INSERT INTO side_rows (id, n) VALUES (${id}, ${n})`;
+  const sideRows = async (id: string) =>
+    (await sql<{ n: number }>`SELECT n FROM side_rows WHERE id = ${id}`.execute(t.store.db)).rows;
+
+  it('returns events exactly as a read returns them, and commits the side writes with them', async () => {
+    const a = streamOf();
+    const b = streamOf();
+    const seen: string[] = [];
+    const results = await t.store.appendAtOnce(
+      [
+        {
+          streamId: a,
+          events: [event('ExecutionStarted', { x: [1, { y: "it's \\ \u00e9 $1 -- /*" }] }), event('NodeStarted')],
+          expectedVersion: 'no_stream',
+        },
+        { streamId: b, events: [event('ExecutionStarted', null)], expectedVersion: 'no_stream' },
+        { streamId: a, events: [event('NodeCompleted', { ok: true })], expectedVersion: 2 },
+      ],
+      {
+        alongside: async (events) => {
+          seen.push(...events.map((e) => `${e.streamId}@${e.streamVersion}`));
+          return [sideRow(a, events.length)];
+        },
+      },
+    );
+    expect(seen).toEqual([`${a}@1`, `${a}@2`, `${b}@1`, `${a}@3`]);
+    expect(results.map((r) => r.nextExpectedVersion)).toEqual([2, 1, 3]);
+    const returned = results.flatMap((r) => r.events);
+    const read = (await t.store.readAll({ fromPosition: returned[0]!.position - 1 })).filter(
+      (e) => e.streamId === a || e.streamId === b,
+    );
+    expect(returned.map((e) => e.position)).toEqual(read.map((e) => e.position));
+    expect(returned).toEqual(read);
+    expect(read[0]!.data).toEqual({ x: [1, { y: "it's \\ \u00e9 $1 -- /*" }] });
+    expect(await sideRows(a)).toEqual([{ n: 4 }]);
+  });
+
+  it('a stream behind or ahead of the expected version fails the batch, side writes included', async () => {
+    const behind = streamOf();
+    const ahead = streamOf();
+    const fresh = streamOf();
+    await t.store.append(behind, [event('ExecutionStarted')]);
+    await t.store.append(ahead, [event('ExecutionStarted'), event('NodeStarted'), event('NodeCompleted')]);
+    for (const [streamId, expectedVersion, actual] of [
+      [behind, 2, 1],
+      [ahead, 2, 3],
+      [ahead, 'no_stream', 3],
+    ] as const) {
+      const attempt = t.store.appendAtOnce(
+        [
+          { streamId: fresh, events: [event('ExecutionStarted')], expectedVersion: 'no_stream' },
+          { streamId, events: [event('ExecutionCancelled')], expectedVersion },
+        ],
+        { alongside: async () => [sideRow(fresh, 1)] },
+      );
+      await expect(attempt).rejects.toBeInstanceOf(WrongExpectedVersionError);
+      await expect(attempt).rejects.toMatchObject({ streamId, expected: expectedVersion, actual });
+    }
+    expect(await t.store.streamVersion(fresh)).toBe(0);
+    expect(await t.store.streamVersion(behind)).toBe(1);
+    expect(await t.store.streamVersion(ahead)).toBe(3);
+    expect(await sideRows(fresh)).toEqual([]);
+  });
+
+  it('a side write or an event the database refuses fails the batch with its error, and the next append works', async () => {
+    const stream = streamOf();
+    const refusedSide = t.store.appendAtOnce(
+      [{ streamId: stream, events: [event('A')], expectedVersion: 'no_stream' }],
+      {
+        alongside: async () => [sideRow(stream, -1)],
+      },
+    );
+    await expect(refusedSide).rejects.toMatchObject({ code: '23514' });
+    // jsonb holds no \u0000: the database refuses the event's data.
+    const refusedEvent = t.store.appendAtOnce(
+      [{ streamId: stream, events: [event('A', { text: 'a\u0000b' })], expectedVersion: 'no_stream' }],
+      { alongside: async () => [sideRow(stream, 1)] },
+    );
+    await expect(refusedEvent).rejects.toMatchObject({ code: expect.stringMatching(/^22/) });
+    expect(await t.store.streamVersion(stream)).toBe(0);
+    expect(await sideRows(stream)).toEqual([]);
+    // A raw NUL in a side write's text cannot go into one message: it is sent as a parameter and refused.
+    const nulSide = t.store.appendAtOnce([{ streamId: stream, events: [event('A')], expectedVersion: 'no_stream' }], {
+      alongside: async () => [sql`INSERT INTO side_rows (id, n) VALUES (${`${stream}\u0000x`}, 1)`],
+    });
+    await expect(nulSide).rejects.toMatchObject({ code: expect.stringMatching(/^22/) });
+    expect(await t.store.streamVersion(stream)).toBe(0);
+    // Every pooled connection is out of its transaction: appends and reads go on.
+    for (let i = 0; i < 12; i++) {
+      const other = streamOf();
+      await t.store.appendAtOnce([{ streamId: other, events: [event('B')], expectedVersion: 'no_stream' }], {
+        alongside: async () => [sideRow(other, i)],
+      });
+      expect(await sideRows(other)).toEqual([{ n: i }]);
+    }
+  });
+
+  it('concurrent batches get positions in commit order: a reader never skips one', async () => {
+    const streams = Array.from({ length: 40 }, streamOf);
+    const from = await t.store.headPosition();
+    const seen: number[] = [];
+    let reading = true;
+    // A reader that only moves forward: a position committed after a higher one would be skipped.
+    const reader = (async () => {
+      let after = from;
+      while (reading) {
+        const events = await t.store.readAll({ fromPosition: after });
+        for (const stored of events) seen.push(stored.position);
+        after = events.at(-1)?.position ?? after;
+      }
+    })();
+    await Promise.all(
+      streams.map((streamId, index) =>
+        t.store.appendAtOnce([
+          { streamId, events: [event('A', { index }), event('B', { index })], expectedVersion: 'no_stream' },
+        ]),
+      ),
+    );
+    reading = false;
+    await reader;
+    const tail = await t.store.readAll({ fromPosition: seen.at(-1) ?? from });
+    seen.push(...tail.map((stored) => stored.position));
+    const all = (await t.store.readAll({ fromPosition: from })).map((stored) => stored.position);
+    expect(all).toHaveLength(80);
+    expect(seen).toEqual(all);
+  });
+});
