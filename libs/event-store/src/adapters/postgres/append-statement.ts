@@ -51,6 +51,7 @@ export function appendStatement(
       )}
       ${returning}`;
   }
+  const { metadata, indexOf } = distinctMetadata(events);
   const rows = events.map((event, index) => ({
     i: index,
     s: event.streamId,
@@ -59,13 +60,16 @@ export function appendStatement(
     t: event.type,
     n: event.schemaVersion,
     d: event.data,
-    m: event.metadata,
+    k: indexOf[index],
   }));
+  // Each distinct metadata travels (and is parsed to jsonb) once: a run's events share theirs.
   const insert = sql`
     INSERT INTO events (stream_id, stream_version, event_id, type, schema_version, data, metadata)
-    SELECT r.s, r.v, r.e, r.t, r.n, coalesce(r.d::jsonb, 'null'::jsonb), r.m::jsonb
+    SELECT r.s, r.v, r.e, r.t, r.n, coalesce(r.d::jsonb, 'null'::jsonb), meta.m
     FROM json_to_recordset(${JSON.stringify(rows)}::json)
-      AS r(i integer, s text, v integer, e uuid, t text, n integer, d json, m json)`;
+      AS r(i integer, s text, v integer, e uuid, t text, n integer, d json, k integer)
+    JOIN (SELECT (ordinality - 1)::integer AS k, value AS m
+          FROM jsonb_array_elements(${`[${metadata.join(',')}]`}::jsonb) WITH ORDINALITY) AS meta ON meta.k = r.k`;
   const others = alongside.map((write, index) => sql`, ${sql.raw(`w${index}`)} AS (${write})`);
   // The failed checks' rows call the raising function: the statement has run every CTE by then,
   // and the error rolls all of it back.
@@ -81,6 +85,26 @@ export function appendStatement(
     SELECT position, stream_id, stream_version, recorded_at FROM ins
     UNION ALL
     SELECT NULL::bigint, s, weft_wrong_expected_version(s, v, actual), NULL::timestamptz FROM failed`;
+}
+
+/** The batch's distinct metadata as JSON texts, and each event's index among them (same object, or same text, same index). */
+function distinctMetadata(events: readonly StoredEvent[]): { metadata: string[]; indexOf: number[] } {
+  const metadata: string[] = [];
+  const byObject = new Map<object, number>();
+  const byText = new Map<string, number>();
+  const indexOf = events.map((event) => {
+    const known = byObject.get(event.metadata);
+    if (known !== undefined) return known;
+    const text = JSON.stringify(event.metadata);
+    let index = byText.get(text);
+    if (index === undefined) {
+      index = metadata.push(text) - 1;
+      byText.set(text, index);
+    }
+    byObject.set(event.metadata, index);
+    return index;
+  });
+  return { metadata, indexOf };
 }
 
 /** Fills in each event's position and recorded_at from the statement's rows. */
