@@ -9,13 +9,17 @@ export function inJsonbKeyOrder(value: unknown): unknown {
   const ordered: Record<string, unknown> = {};
   const source = value as Record<string, unknown>;
   for (const key of Object.keys(source).sort(jsonbKeyOrder)) {
-    // Defined, not assigned: a key `__proto__` stays a key.
-    Object.defineProperty(ordered, key, {
-      value: inJsonbKeyOrder(source[key]),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    const orderedValue = inJsonbKeyOrder(source[key]);
+    // Assigned (defining every key made the objects slow dictionaries), but `__proto__` is
+    // defined: assigned, it would set the prototype instead of staying a key.
+    if (key === '__proto__')
+      Object.defineProperty(ordered, key, {
+        value: orderedValue,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else ordered[key] = orderedValue;
   }
   return ordered;
 }
