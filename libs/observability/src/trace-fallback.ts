@@ -15,6 +15,9 @@ export const markSdkStarted = (started: boolean): void => {
   sdkStarted = started;
 };
 
+/** Whether an OpenTelemetry SDK records spans in this process. */
+export const isSdkStarted = (): boolean => sdkStarted;
+
 /** Async context and W3C propagation without an SDK; a started SDK installs its own. */
 export function installTraceFallback(): void {
   if (fallbackInstalled || sdkStarted) return;

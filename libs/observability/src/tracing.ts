@@ -10,7 +10,7 @@ import {
   type Span,
 } from '@opentelemetry/api';
 
-import { withTraceRoot } from './trace-fallback.js';
+import { isSdkStarted, withTraceRoot } from './trace-fallback.js';
 
 const TRACER_NAME = 'weft';
 
@@ -40,6 +40,12 @@ export async function withSpan<T>(
   fn: (span: Span) => Promise<T> | T,
   options: SpanOptions = {},
 ): Promise<T> {
+  // Tracing off and already inside a trace: the span would be a non-recording copy of the active
+  // one (same trace and span id), made and entered on every bus message for nothing.
+  if (!options.parent && !isSdkStarted()) {
+    const active = trace.getActiveSpan();
+    if (active && isSpanContextValid(active.spanContext())) return fn(active);
+  }
   const parent = withTraceRoot(options.parent ?? context.active());
   const tracer = trace.getTracer(TRACER_NAME);
   return tracer.startActiveSpan(name, { kind: kinds[options.kind ?? 'internal'], attributes }, parent, async (span) => {
