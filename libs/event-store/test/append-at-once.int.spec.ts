@@ -8,9 +8,9 @@ const streamOf = () => `execution-${randomUUID()}`;
 
 /**
  * appendAtOnce sends BEGIN, the append lock, the one append statement (with the caller's side
- * writes) and COMMIT to PostgreSQL in one message: it must keep appendInTransaction's contract,
- * all or nothing, versions checked, positions in commit order, and leave the connection usable
- * after any failure. On PGlite it is appendInTransaction in a transaction.
+ * writes) and COMMIT to PostgreSQL at once (pipelined): it must keep appendInTransaction's
+ * contract, all or nothing, versions checked, positions in commit order, and leave the connection
+ * usable after any failure. On PGlite it is appendInTransaction in a transaction.
  */
 describe.each(DIALECTS)('appendAtOnce on %s', (dialect) => {
   let t: TestStore;
@@ -103,7 +103,7 @@ describe.each(DIALECTS)('appendAtOnce on %s', (dialect) => {
     await expect(refusedEvent).rejects.toMatchObject({ code: expect.stringMatching(/^22/) });
     expect(await t.store.streamVersion(stream)).toBe(0);
     expect(await sideRows(stream)).toEqual([]);
-    // A raw NUL in a side write's text cannot go into one message: it is sent as a parameter and refused.
+    // A raw NUL in a side write's text: PostgreSQL refuses the parameter.
     const nulSide = t.store.appendAtOnce([{ streamId: stream, events: [event('A')], expectedVersion: 'no_stream' }], {
       alongside: async () => [sql`INSERT INTO side_rows (id, n) VALUES (${`${stream}\u0000x`}, 1)`],
     });
@@ -117,6 +117,25 @@ describe.each(DIALECTS)('appendAtOnce on %s', (dialect) => {
       });
       expect(await sideRows(other)).toEqual([{ n: i }]);
     }
+  });
+
+  it('side writes that must read first are made again inside the transaction, reading with it', async () => {
+    const stream = streamOf();
+    await sql`INSERT INTO side_rows (id, n) VALUES (${`${stream}-source`}, 7)`.execute(t.store.db);
+    const readers: boolean[] = [];
+    await t.store.appendAtOnce([{ streamId: stream, events: [event('A')], expectedVersion: 'no_stream' }], {
+      alongside: async (_events, reader) => {
+        readers.push(reader !== undefined);
+        if (!reader) return undefined;
+        const { rows } = await sql<{ n: number }>`SELECT n FROM side_rows WHERE id = ${`${stream}-source`}`.execute(
+          reader,
+        );
+        return [sideRow(stream, rows[0]!.n + 1)];
+      },
+    });
+    expect(readers).toEqual(dialect === 'postgres' ? [false, true] : [true]);
+    expect(await sideRows(stream)).toEqual([{ n: 8 }]);
+    expect(await t.store.streamVersion(stream)).toBe(1);
   });
 
   it('concurrent batches get positions in commit order: a reader never skips one', async () => {

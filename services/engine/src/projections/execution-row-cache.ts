@@ -27,6 +27,11 @@ export class ExecutionRowCache {
     return this.entries.size;
   }
 
+  /** Whether `take(executionId, version)` would return rows (it leaves the entry). */
+  has(executionId: string, version: number): boolean {
+    return this.entries.get(executionId)?.version === version;
+  }
+
   /** The rows of `executionId` if they are as of stream version `version`; removes the entry either way. */
   take(executionId: string, version: number): CachedExecutionRows | undefined {
     const entry = this.entries.get(executionId);

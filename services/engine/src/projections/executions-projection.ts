@@ -122,11 +122,16 @@ interface BatchEvent {
   streamVersion: number;
 }
 
+/**
+ * The rows the batch's events apply to: new rows for streams they start, cached rows, and the
+ * rest read with `reader`. Undefined when rows must be read and there is no `reader` (the caller
+ * then folds again inside a transaction, so the reads see what holds under the append lock).
+ */
 async function loadRows(
-  reader: Db,
+  reader: Db | undefined,
   events: readonly BatchEvent[],
   cache: ExecutionRowCache | undefined,
-): Promise<ExecutionRowSet> {
+): Promise<ExecutionRowSet | undefined> {
   const rows = emptyRowSet();
   // A stream's first event creates its row: nothing to load (a start after an acceptance loads the accepted row).
   const startedHere = new Set(
@@ -138,9 +143,10 @@ async function loadRows(
   for (const { event, streamVersion } of events) {
     if (!firstVersion.has(event.data.executionId)) firstVersion.set(event.data.executionId, streamVersion);
   }
+  const loaded = [...firstVersion].filter(([id]) => !startedHere.has(id));
+  if (!reader && loaded.some(([id, version]) => !cache?.has(id, version - 1))) return undefined;
   const toLoad: string[] = [];
-  for (const [id, version] of firstVersion) {
-    if (startedHere.has(id)) continue;
+  for (const [id, version] of loaded) {
     const cached = cache?.take(id, version - 1);
     if (!cached) {
       toLoad.push(id);
@@ -149,7 +155,7 @@ async function loadRows(
     rows.executions.set(id, cached.execution);
     rows.nodes.set(id, cached.nodes);
   }
-  if (toLoad.length === 0) return rows;
+  if (toLoad.length === 0 || !reader) return rows;
   const executions = await reader
     .selectFrom('engine_executions')
     .select(['id', ...EXECUTION_COLUMNS.filter((column) => !KEPT_WHEN_NULL.has(column))])
@@ -286,13 +292,14 @@ const writtenWhole = (
  * The statements that apply every execution event of a commit (others are ignored), rows read
  * (or taken from the cache) and folded already, and what to call once the transaction
  * committed: it hands the rows to the cache (nothing is cached from a rolled-back transaction).
+ * Undefined when rows must be read and no `reader` is given (see `loadRows`).
  */
 export async function executionEventWrites(
-  reader: Db,
+  reader: Db | undefined,
   stored: readonly StoredEvent[],
   cache?: ExecutionRowCache,
   finished?: RecentlyFinishedRows,
-): Promise<{ statements: RawBuilder<unknown>[]; afterCommit: () => void }> {
+): Promise<{ statements: RawBuilder<unknown>[]; afterCommit: () => void } | undefined> {
   const events = stored
     .filter((event) => EXECUTION_TYPES.has(event.type))
     .map((event) => ({
@@ -301,6 +308,7 @@ export async function executionEventWrites(
     }));
   if (events.length === 0) return { statements: [], afterCommit: () => undefined };
   const rows = await loadRows(reader, events, cache);
+  if (!rows) return undefined;
   for (const { event } of events) applyToRows(rows, event);
   const lastVersion = new Map<string, number>();
   const firstVersion = new Map<string, number>();
@@ -325,8 +333,8 @@ export async function executionEventWrites(
 
 /** Applies every execution event of a commit (others are ignored) with one statement. */
 export async function applyExecutionEvents(trx: Trx, stored: readonly StoredEvent[]): Promise<void> {
-  const { statements } = await executionEventWrites(trx, stored);
-  await writeTogether(trx, statements);
+  const writes = await executionEventWrites(trx, stored);
+  if (writes) await writeTogether(trx, writes.statements);
 }
 
 export const executionsProjection: Projection = {

@@ -3,7 +3,6 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { Db } from '../../event-store.js';
-import { inlineParameters } from './inline-parameters.js';
 import { freshInMemoryPglite } from './pglite-template.js';
 
 export type DatabaseDialect = 'postgres' | 'pglite';
@@ -23,13 +22,11 @@ export interface Database {
   /** One pool connection held for a caller's session state (a leader lock); PostgreSQL only. */
   pinSession?(): Promise<PinnedSession>;
   /**
-   * Runs `statements` in one transaction on one pooled connection, sent at once: BEGIN, the
-   * statements and COMMIT in one message when every value can be written into the SQL text
-   * (`inlineParameters`), else queued back to back (each sent when the one before is answered).
-   * No turn of this process's event loop comes between them, so a lock the first takes is held
-   * for as long as the database works, not while a busy process gets round to sending the next.
-   * A failure rolls the transaction back and is thrown. Resolves to each statement's rows.
-   * PostgreSQL only.
+   * Runs `statements` in one transaction on one connection, all sent at once (BEGIN, the
+   * statements with their parameters, COMMIT; pg's pipeline mode). No turn of this process's
+   * event loop comes between them, so a lock the first takes is held for as long as the database
+   * works, not while a busy process gets round to sending the next. A failure rolls the
+   * transaction back and is thrown. Resolves to each statement's rows. PostgreSQL only.
    */
   readonly queuedTransaction?: (statements: readonly QueuedStatement[]) => Promise<unknown[][]>;
   /** How long a statement on a pinned session may take before the session is given up. */
@@ -116,7 +113,7 @@ async function openPostgres(
   }
   // The search_path is a connection option, so every pooled connection lands in the schema.
   // The timeouts are startup parameters too (0 = off), so no statement runs without them.
-  const pool = new pg.Pool({
+  const poolConfig: pg.PoolConfig = {
     connectionString: url,
     max: poolSize,
     options: `-c search_path=${schema}`,
@@ -125,11 +122,17 @@ async function openPostgres(
     idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
     keepAlive: true,
     keepAliveInitialDelayMillis: timeouts.keepAliveMs,
-  });
+  };
+  const pool = new pg.Pool(poolConfig);
+  // Connections that write each query at once, not after the one before it was answered
+  // (`queuedTransaction`). A pool of their own: cursors and streams cannot share such a connection.
+  const pipelinedPool = new pg.Pool({ ...poolConfig, max: 2, pipeline: true });
   // A connection the server dropped (restart, pg_terminate_backend) fails the query that uses it;
   // without listeners, the pool's or a checked-out client's 'error' event would crash the process.
-  pool.on('error', () => undefined);
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  for (const each of [pool, pipelinedPool]) {
+    each.on('error', () => undefined);
+    each.on('connect', (client) => client.on('error', () => undefined));
+  }
   const db: Db = new Kysely({ dialect: new PostgresDialect({ pool }) });
   const listeners: pg.PoolClient[] = [];
   return {
@@ -156,58 +159,41 @@ async function openPostgres(
       const client = await pool.connect();
       return pinnedSession(client, timeouts.sessionMs);
     },
-    queuedTransaction: (statements) => queuedTransaction(pool, statements),
+    queuedTransaction: (statements) => queuedTransaction(pipelinedPool, statements),
     async close() {
       for (const client of listeners.splice(0)) client.release(true);
-      await db.destroy();
+      await Promise.all([db.destroy(), pipelinedPool.end()]);
     },
   };
 }
 
+/**
+ * BEGIN, the statements and COMMIT written to a pipelining connection at once, each with its own
+ * Sync: PostgreSQL runs them one after the other without waiting for this process. After a failed
+ * statement the later ones fail too ("transaction is aborted") and the COMMIT rolls back.
+ */
 async function queuedTransaction(pool: pg.Pool, statements: readonly QueuedStatement[]): Promise<unknown[][]> {
-  const inlined = statements.map((statement) => inlineParameters(statement.sql, statement.parameters));
   const client = await pool.connect();
   let broken = false;
   try {
-    if (inlined.every((text) => text !== undefined)) return await inOneMessage(client, inlined);
-    return await queuedBackToBack(client, statements);
-  } catch (error) {
-    // A failed statement leaves the transaction open and aborted (in one message the COMMIT was
-    // skipped): end it before the connection goes back. A connection that failed is closed.
-    broken =
-      !(error instanceof pg.DatabaseError) ||
-      (await client.query('ROLLBACK').then(
-        () => false,
-        () => true,
-      ));
-    throw error;
+    const sent = [
+      client.query('BEGIN'),
+      ...statements.map((statement) => client.query(statement.sql, [...statement.parameters])),
+      client.query('COMMIT'),
+    ];
+    const settled = await Promise.allSettled(sent);
+    // The first failure is the cause; the ones after it only say the transaction was aborted.
+    const failed = settled.find((result) => result.status === 'rejected');
+    if (failed) {
+      broken = !(failed.reason instanceof pg.DatabaseError);
+      throw failed.reason;
+    }
+    const results = settled.map((result) => (result as PromiseFulfilledResult<pg.QueryResult>).value);
+    if (results.at(-1)?.command !== 'COMMIT') throw new Error('the transaction was rolled back');
+    return results.slice(1, -1).map((result) => result.rows as unknown[]);
   } finally {
     client.release(broken);
   }
-}
-
-/** BEGIN, the statements and COMMIT in one simple-protocol message: PostgreSQL runs them all without waiting for this process. */
-async function inOneMessage(client: pg.PoolClient, statements: readonly string[]): Promise<unknown[][]> {
-  const text = ['BEGIN', ...statements, 'COMMIT'].join(';\n');
-  const results = (await client.query(text)) as unknown as pg.QueryResult[];
-  if (results.at(-1)?.command !== 'COMMIT') throw new Error('the transaction was rolled back');
-  return results.slice(1, -1).map((result) => result.rows as unknown[]);
-}
-
-/** Each statement sent as soon as the one before it completes (pg's own queue), with its parameters. */
-async function queuedBackToBack(client: pg.PoolClient, statements: readonly QueuedStatement[]): Promise<unknown[][]> {
-  const sent = [
-    client.query('BEGIN'),
-    ...statements.map((statement) => client.query(statement.sql, [...statement.parameters])),
-    client.query('COMMIT'),
-  ];
-  const settled = await Promise.allSettled(sent);
-  // After the first failure every later statement fails too ("transaction is aborted"): the first is the cause.
-  const failed = settled.find((result) => result.status === 'rejected');
-  if (failed) throw failed.reason;
-  const results = settled.map((result) => (result as PromiseFulfilledResult<pg.QueryResult>).value);
-  if (results.at(-1)?.command !== 'COMMIT') throw new Error('the transaction was rolled back');
-  return results.slice(1, -1).map((result) => result.rows as unknown[]);
 }
 
 /** Statements race a timer: a hung connection (no answer, no FIN) fails the caller and is closed. */

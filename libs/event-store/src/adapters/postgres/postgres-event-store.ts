@@ -139,19 +139,22 @@ export class PostgresEventStore implements EventStore {
 
   /**
    * `appendMany` with the caller's writes to other tables in the same statement (`alongside`, as
-   * in `appendInTransaction`), committed by a transaction whose statements go out queued at once
+   * in `appendInTransaction`), committed by a transaction whose statements are all sent at once
    * (`Database.queuedTransaction`): the append lock is held while PostgreSQL works, never while
    * this process is busy with other work before it sends the next statement (at load, most of a
-   * group commit's time went to those turns of the event loop). `alongside` reads with `reader`:
-   * here before the transaction begins, so what it reads of a stream must be guarded by the
-   * batch's version check of that stream. Batches with versions to read first, with events a
-   * registered projection handles, and PGlite take the transaction of `appendTransaction`
-   * (`reader` is then that transaction).
+   * group commit's time went to those turns of the event loop). `alongside` is first called
+   * without a reader, before the transaction: it may then only use what it holds (it answers
+   * undefined when it must read). Batches whose `alongside` must read, with versions to read
+   * first, with events a registered projection handles, and PGlite take the transaction of
+   * `appendTransaction`, where `alongside` reads with that transaction, under the lock.
    */
   async appendAtOnce(
     batch: readonly StreamAppend[],
     options: {
-      alongside?: (events: readonly StoredEvent[], reader: Db) => Promise<readonly RawBuilder<unknown>[]>;
+      alongside?: (
+        events: readonly StoredEvent[],
+        reader: Db | undefined,
+      ) => Promise<readonly RawBuilder<unknown>[] | undefined>;
     } = {},
   ): Promise<AppendResult[]> {
     const queued = this.database.queuedTransaction;
@@ -159,21 +162,23 @@ export class PostgresEventStore implements EventStore {
     const projected = planned?.events.some((event) =>
       this.projections.some((projection) => projection.eventTypes.includes(event.type)),
     );
-    if (!queued || !planned || projected) {
-      const { alongside } = options;
+    const alongside =
+      queued && planned && !projected
+        ? await (options.alongside?.(
+            planned.events.map((event) => this.upcast(event)),
+            undefined,
+          ) ?? [])
+        : undefined;
+    if (!queued || !planned || !alongside) {
       const results = await this.appendTransaction((trx) =>
-        this.appendInTransaction(trx, batch, { alongside: alongside && ((events) => alongside(events, trx)) }),
+        this.appendInTransaction(trx, batch, {
+          alongside: options.alongside && ((events) => this.writesWith(trx, events, options.alongside!)),
+        }),
       );
       this.appendSignal.notify();
       return results;
     }
     const { checks, events, counts } = planned;
-    const alongside = options.alongside
-      ? await options.alongside(
-          events.map((event) => this.upcast(event)),
-          this.db,
-        )
-      : [];
     if (events.length > 0 || alongside.length > 0) {
       const statement = appendStatement(events, checks, alongside).compile(this.db);
       let rows: unknown[];
@@ -189,6 +194,16 @@ export class PostgresEventStore implements EventStore {
       counts,
       events.map((event) => this.upcast(event)),
     );
+  }
+
+  private async writesWith(
+    trx: Trx,
+    events: readonly StoredEvent[],
+    alongside: (events: readonly StoredEvent[], reader: Db) => Promise<readonly RawBuilder<unknown>[] | undefined>,
+  ): Promise<readonly RawBuilder<unknown>[]> {
+    const writes = await alongside(events, trx);
+    if (!writes) throw new Error('alongside wrote nothing although it could read');
+    return writes;
   }
 
   /** The append lock, with the NOTIFY that wakes other processes' subscribers at commit. */

@@ -28,6 +28,7 @@ export function postgresExecutionCommit(
     await store.appendAtOnce(batch, {
       alongside: async (events, reader) => {
         const writes = await executionEventWrites(reader, events, cache, finished);
+        if (!writes) return undefined;
         cacheRows = writes.afterCommit;
         for (const event of events) if (event.type === 'ExecutionParked') parked.push(streamKey(event.streamId));
         return [
