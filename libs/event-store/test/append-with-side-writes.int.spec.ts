@@ -1,18 +1,40 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
-import { WrongExpectedVersionError, type NewEvent } from '../src/index.js';
+import { sql, type RawBuilder } from 'kysely';
+import {
+  WrongExpectedVersionError,
+  type AppendResult,
+  type NewEvent,
+  type StoredEvent,
+  type StreamAppend,
+} from '../src/index.js';
 import { DIALECTS, openTestStore, type TestStore } from './support/test-database.js';
 
 const event = (type: string, data: unknown = {}): NewEvent => ({ type, data, metadata: { organizationId: 'org-1' } });
 const streamOf = () => `execution-${randomUUID()}`;
 
+type Append = (
+  t: TestStore,
+  batch: StreamAppend[],
+  options: { alongside?: (events: readonly StoredEvent[]) => Promise<RawBuilder<unknown>[]> },
+) => Promise<AppendResult[]>;
+
+/** Both ways to append with side writes in the same statement: the contract is the same. */
+const ENTRY_POINTS: [string, Append][] = [
+  [
+    'appendInTransaction',
+    (t, batch, options) => t.store.db.transaction().execute((trx) => t.store.appendInTransaction(trx, batch, options)),
+  ],
+  ['appendAtOnce', (t, batch, options) => t.store.appendAtOnce(batch, options)],
+];
+
 /**
- * appendAtOnce sends BEGIN, the append lock, the one append statement (with the caller's side
+ * appendInTransaction with exact expectations checks versions inside its insert statement and
+ * sends the caller's other writes in that statement; appendAtOnce sends BEGIN, the append lock, the one append statement (with the caller's side
  * writes) and COMMIT to PostgreSQL at once (pipelined): it must keep appendInTransaction's
  * contract, all or nothing, versions checked, positions in commit order, and leave the connection
  * usable after any failure. On PGlite it is appendInTransaction in a transaction.
  */
-describe.each(DIALECTS)('appendAtOnce on %s', (dialect) => {
+describe.each(DIALECTS)('appending with side writes on %s', (dialect) => {
   let t: TestStore;
   beforeAll(async () => {
     t = await openTestStore(dialect);
@@ -26,64 +48,68 @@ describe.each(DIALECTS)('appendAtOnce on %s', (dialect) => {
   const sideRows = async (id: string) =>
     (await sql<{ n: number }>`SELECT n FROM side_rows WHERE id = ${id}`.execute(t.store.db)).rows;
 
-  it('returns events exactly as a read returns them, and commits the side writes with them', async () => {
-    const a = streamOf();
-    const b = streamOf();
-    const seen: string[] = [];
-    const results = await t.store.appendAtOnce(
-      [
-        {
-          streamId: a,
-          events: [event('ExecutionStarted', { x: [1, { y: "it's \\ \u00e9 $1 -- /*" }] }), event('NodeStarted')],
-          expectedVersion: 'no_stream',
-        },
-        { streamId: b, events: [event('ExecutionStarted', null)], expectedVersion: 'no_stream' },
-        { streamId: a, events: [event('NodeCompleted', { ok: true })], expectedVersion: 2 },
-      ],
-      {
-        alongside: async (events) => {
-          seen.push(...events.map((e) => `${e.streamId}@${e.streamVersion}`));
-          return [sideRow(a, events.length)];
-        },
-      },
-    );
-    expect(seen).toEqual([`${a}@1`, `${a}@2`, `${b}@1`, `${a}@3`]);
-    expect(results.map((r) => r.nextExpectedVersion)).toEqual([2, 1, 3]);
-    const returned = results.flatMap((r) => r.events);
-    const read = (await t.store.readAll({ fromPosition: returned[0]!.position - 1 })).filter(
-      (e) => e.streamId === a || e.streamId === b,
-    );
-    expect(returned.map((e) => e.position)).toEqual(read.map((e) => e.position));
-    expect(returned).toEqual(read);
-    expect(read[0]!.data).toEqual({ x: [1, { y: "it's \\ \u00e9 $1 -- /*" }] });
-    expect(await sideRows(a)).toEqual([{ n: 4 }]);
-  });
-
-  it('a stream behind or ahead of the expected version fails the batch, side writes included', async () => {
-    const behind = streamOf();
-    const ahead = streamOf();
-    const fresh = streamOf();
-    await t.store.append(behind, [event('ExecutionStarted')]);
-    await t.store.append(ahead, [event('ExecutionStarted'), event('NodeStarted'), event('NodeCompleted')]);
-    for (const [streamId, expectedVersion, actual] of [
-      [behind, 2, 1],
-      [ahead, 2, 3],
-      [ahead, 'no_stream', 3],
-    ] as const) {
-      const attempt = t.store.appendAtOnce(
+  describe.each(ENTRY_POINTS)('%s', (_name, append) => {
+    it('returns events exactly as a read returns them, and commits the side writes with them', async () => {
+      const a = streamOf();
+      const b = streamOf();
+      const seen: string[] = [];
+      const results = await append(
+        t,
         [
-          { streamId: fresh, events: [event('ExecutionStarted')], expectedVersion: 'no_stream' },
-          { streamId, events: [event('ExecutionCancelled')], expectedVersion },
+          {
+            streamId: a,
+            events: [event('ExecutionStarted', { x: [1, { y: "it's \\ \u00e9 $1 -- /*" }] }), event('NodeStarted')],
+            expectedVersion: 'no_stream',
+          },
+          { streamId: b, events: [event('ExecutionStarted', null)], expectedVersion: 'no_stream' },
+          { streamId: a, events: [event('NodeCompleted', { ok: true })], expectedVersion: 2 },
         ],
-        { alongside: async () => [sideRow(fresh, 1)] },
+        {
+          alongside: async (events) => {
+            seen.push(...events.map((e) => `${e.streamId}@${e.streamVersion}`));
+            return [sideRow(a, events.length)];
+          },
+        },
       );
-      await expect(attempt).rejects.toBeInstanceOf(WrongExpectedVersionError);
-      await expect(attempt).rejects.toMatchObject({ streamId, expected: expectedVersion, actual });
-    }
-    expect(await t.store.streamVersion(fresh)).toBe(0);
-    expect(await t.store.streamVersion(behind)).toBe(1);
-    expect(await t.store.streamVersion(ahead)).toBe(3);
-    expect(await sideRows(fresh)).toEqual([]);
+      expect(seen).toEqual([`${a}@1`, `${a}@2`, `${b}@1`, `${a}@3`]);
+      expect(results.map((r) => r.nextExpectedVersion)).toEqual([2, 1, 3]);
+      const returned = results.flatMap((r) => r.events);
+      const read = (await t.store.readAll({ fromPosition: returned[0]!.position - 1 })).filter(
+        (e) => e.streamId === a || e.streamId === b,
+      );
+      expect(returned.map((e) => e.position)).toEqual(read.map((e) => e.position));
+      expect(returned).toEqual(read);
+      expect(read[0]!.data).toEqual({ x: [1, { y: "it's \\ \u00e9 $1 -- /*" }] });
+      expect(await sideRows(a)).toEqual([{ n: 4 }]);
+    });
+
+    it('a stream behind or ahead of the expected version fails the batch, side writes included', async () => {
+      const behind = streamOf();
+      const ahead = streamOf();
+      const fresh = streamOf();
+      await t.store.append(behind, [event('ExecutionStarted')]);
+      await t.store.append(ahead, [event('ExecutionStarted'), event('NodeStarted'), event('NodeCompleted')]);
+      for (const [streamId, expectedVersion, actual] of [
+        [behind, 2, 1],
+        [ahead, 2, 3],
+        [ahead, 'no_stream', 3],
+      ] as const) {
+        const attempt = append(
+          t,
+          [
+            { streamId: fresh, events: [event('ExecutionStarted')], expectedVersion: 'no_stream' },
+            { streamId, events: [event('ExecutionCancelled')], expectedVersion },
+          ],
+          { alongside: async () => [sideRow(fresh, 1)] },
+        );
+        await expect(attempt).rejects.toBeInstanceOf(WrongExpectedVersionError);
+        await expect(attempt).rejects.toMatchObject({ streamId, expected: expectedVersion, actual });
+      }
+      expect(await t.store.streamVersion(fresh)).toBe(0);
+      expect(await t.store.streamVersion(behind)).toBe(1);
+      expect(await t.store.streamVersion(ahead)).toBe(3);
+      expect(await sideRows(fresh)).toEqual([]);
+    });
   });
 
   it('a side write or an event the database refuses fails the batch with its error, and the next append works', async () => {
