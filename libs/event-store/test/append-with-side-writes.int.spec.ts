@@ -7,6 +7,7 @@ import {
   type StoredEvent,
   type StreamAppend,
 } from '../src/index.js';
+import { appendStatement } from '../src/adapters/postgres/append-statement.js';
 import { DIALECTS, openTestStore, type TestStore } from './support/test-database.js';
 
 const event = (type: string, data: unknown = {}): NewEvent => ({ type, data, metadata: { organizationId: 'org-1' } });
@@ -163,6 +164,59 @@ describe.each(DIALECTS)('appending with side writes on %s', (dialect) => {
     expect(await sideRows(stream)).toEqual([{ n: 8 }]);
     expect(await t.store.streamVersion(stream)).toBe(1);
   });
+
+  it('metadata that is not JSON fails the append before anything is sent', async () => {
+    const stream = streamOf();
+    const attempt = t.store.appendAtOnce(
+      [
+        {
+          streamId: stream,
+          events: [{ type: 'A', data: {}, metadata: { toJSON: () => undefined } }],
+          expectedVersion: 'no_stream',
+        },
+      ],
+      { alongside: async () => [sideRow(stream, 1)] },
+    );
+    await expect(attempt).rejects.toThrow(/metadata .* is not JSON/);
+    expect(await t.store.streamVersion(stream)).toBe(0);
+    expect(await sideRows(stream)).toEqual([]);
+  });
+
+  if (dialect === 'postgres') {
+    it('the pipelined append statement run without its lock (BEGIN failed) writes nothing', async () => {
+      const stream = streamOf();
+      const events = (
+        await t.store.db
+          .transaction()
+          .execute(async (trx) => {
+            // Only to get events shaped as the store makes them; rolled back.
+            const [result] = await t.store.appendInTransaction(trx, [
+              { streamId: stream, events: [event('A')], expectedVersion: 'no_stream' },
+            ]);
+            throw Object.assign(new Error('rollback'), { events: result!.events });
+          })
+          .catch((error: { events: StoredEvent[] }) => error.events)
+      ).map((stored) => ({ ...stored, position: 0 }));
+      const alone = appendStatement(events, [{ s: stream, v: 0, x: 'no_stream' }], [sideRow(stream, 1)], {
+        lockedBy: 'weft.append_lock',
+      });
+      await expect(alone.execute(t.store.db)).rejects.toMatchObject({ code: '55000' });
+      expect(await t.store.streamVersion(stream)).toBe(0);
+      expect(await sideRows(stream)).toEqual([]);
+    });
+
+    it('a value pg cannot convert fails the queued transaction before anything is sent', async () => {
+      const stream = streamOf();
+      const circular: Record<string, unknown> = {};
+      circular.self = circular;
+      const attempt = t.database.queuedTransaction!([
+        { sql: 'INSERT INTO side_rows (id, n) VALUES ($1, 1)', parameters: [stream] },
+        { sql: 'SELECT $1::text', parameters: [circular] },
+      ]);
+      await expect(attempt).rejects.toThrow(/circular/i);
+      expect(await sideRows(stream)).toEqual([]);
+    });
+  }
 
   it('concurrent batches get positions in commit order: a reader never skips one', async () => {
     const streams = Array.from({ length: 40 }, streamOf);

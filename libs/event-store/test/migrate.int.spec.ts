@@ -50,7 +50,7 @@ describe.each(DIALECTS)('migrate on %s', (dialect) => {
         applied_at: Date;
       }>`SELECT name, applied_at FROM event_store_migrations ORDER BY name`.execute(t.store.db);
     const before = (await migrations()).rows;
-    expect(before.map((r) => r.name)).toEqual(['0001-events', '0002-checkpoints', '0003-wrong-expected-version']);
+    expect(before.map((r) => r.name)).toEqual(['0001-events', '0002-checkpoints', '0003-append-checks']);
     const streamId = `widget-${crypto.randomUUID()}`;
     await t.store.append(streamId, [{ type: 'WidgetMade', data: { n: 1 } }]);
 

@@ -36,6 +36,7 @@ export function appendStatement(
   events: readonly StoredEvent[],
   checks: readonly VersionCheck[],
   alongside: readonly RawBuilder<unknown>[],
+  options: { lockedBy?: string } = {},
 ): RawBuilder<AppendedRow> {
   const returning = sql`RETURNING position, stream_id, stream_version, recorded_at`;
   // Nothing to check or add (an append with versions read first, e.g. one command's events):
@@ -84,7 +85,18 @@ export function appendStatement(
     )${sql.join(others, sql``)}
     SELECT position, stream_id, stream_version, recorded_at FROM ins
     UNION ALL
-    SELECT NULL::bigint, s, weft_wrong_expected_version(s, v, actual), NULL::timestamptz FROM failed`;
+    SELECT NULL::bigint, s, weft_wrong_expected_version(s, v, actual), NULL::timestamptz FROM failed
+    UNION ALL
+    SELECT NULL::bigint, NULL, weft_append_refused('not one row per event'), NULL::timestamptz
+    WHERE NOT EXISTS (SELECT 1 FROM failed) AND (SELECT count(*) FROM ins) <> ${events.length}${
+      // Sent without waiting for BEGIN's answer: if BEGIN failed, this runs alone, without the lock.
+      options.lockedBy
+        ? sql`
+    UNION ALL
+    SELECT NULL::bigint, NULL, weft_append_refused('not under the append lock'), NULL::timestamptz
+    WHERE current_setting(${options.lockedBy}, true) IS DISTINCT FROM 'on'`
+        : sql``
+    }`;
 }
 
 /** The batch's distinct metadata as JSON texts, and each event's index among them (same object, or same text, same index). */
@@ -95,7 +107,8 @@ function distinctMetadata(events: readonly StoredEvent[]): { metadata: string[];
   const indexOf = events.map((event) => {
     const known = byObject.get(event.metadata);
     if (known !== undefined) return known;
-    const text = JSON.stringify(event.metadata);
+    const text = JSON.stringify(event.metadata) as string | undefined;
+    if (text === undefined) throw new Error(`the metadata of ${event.streamId}@${event.streamVersion} is not JSON`);
     let index = byText.get(text);
     if (index === undefined) {
       index = metadata.push(text) - 1;

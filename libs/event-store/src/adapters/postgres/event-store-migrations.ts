@@ -45,7 +45,7 @@ export const eventStoreMigrations: readonly Migration[] = [
     },
   },
   {
-    name: '0003-wrong-expected-version',
+    name: '0003-append-checks',
     async up(db) {
       // Raised by the append statement when a checked stream moved (append-statement.ts): failing
       // the statement itself rolls back everything the transaction wrote with it, also when its
@@ -56,6 +56,15 @@ export const eventStoreMigrations: readonly Migration[] = [
         BEGIN
           RAISE EXCEPTION 'stream % is at version %, expected %', stream, actual, expected
             USING ERRCODE = 'WV409', DETAIL = json_build_object('s', stream, 'v', expected, 'a', actual)::text;
+        END $$`.execute(db);
+      // Raised by the append statement when what it relies on does not hold: the append lock of
+      // its own transaction (a pipelined BEGIN that failed leaves the statement in autocommit),
+      // or one inserted row per event.
+      await sql`
+        CREATE FUNCTION weft_append_refused(reason text)
+        RETURNS integer LANGUAGE plpgsql AS $$
+        BEGIN
+          RAISE EXCEPTION 'append refused: %', reason USING ERRCODE = '55000';
         END $$`.execute(db);
     },
   },

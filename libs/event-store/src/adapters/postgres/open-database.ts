@@ -2,6 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
+import { createRequire } from 'node:module';
 import type { Db } from '../../event-store.js';
 import { freshInMemoryPglite } from './pglite-template.js';
 
@@ -83,6 +84,11 @@ export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
   idleInTransactionMs: 60_000,
   keepAliveMs: 10_000,
   sessionMs: 5_000,
+};
+
+/** pg's own conversion of a parameter to what it sends (text, a Buffer or null). */
+const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils') as {
+  prepareValue: (value: unknown) => string | Buffer | null;
 };
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -173,12 +179,15 @@ async function openPostgres(
  * statement the later ones fail too ("transaction is aborted") and the COMMIT rolls back.
  */
 async function queuedTransaction(pool: pg.Pool, statements: readonly QueuedStatement[]): Promise<unknown[][]> {
+  // Converted first: a value pg cannot convert (a circular object) would fail its statement
+  // unsent, and the COMMIT behind it would commit the others.
+  const parameters = statements.map((statement) => statement.parameters.map(prepareValue));
   const client = await pool.connect();
   let broken = false;
   try {
     const sent = [
       client.query('BEGIN'),
-      ...statements.map((statement) => client.query(statement.sql, [...statement.parameters])),
+      ...statements.map((statement, index) => client.query(statement.sql, parameters[index])),
       client.query('COMMIT'),
     ];
     const settled = await Promise.allSettled(sent);

@@ -40,6 +40,9 @@ const withTraceId = (metadata: EventMetadata | undefined): EventMetadata => {
   return traceId ? { ...metadata, traceId } : (metadata ?? {});
 };
 
+/** Set for its transaction by the pipelined append's lock statement; the append statement checks it. */
+const APPEND_LOCK_SETTING = 'weft.append_lock';
+
 /** First key of every advisory lock the store takes; the second is the events table's oid. */
 export const APPEND_LOCK_NAMESPACE = 0x5745_4654; // 'WEFT'
 
@@ -180,7 +183,7 @@ export class PostgresEventStore implements EventStore {
     }
     const { checks, events, counts } = planned;
     if (events.length > 0 || alongside.length > 0) {
-      const statement = appendStatement(events, checks, alongside).compile(this.db);
+      const statement = appendStatement(events, checks, alongside, { lockedBy: APPEND_LOCK_SETTING }).compile(this.db);
       let rows: unknown[];
       try {
         [, rows = []] = await queued([this.lockStatement(), statement]);
@@ -206,11 +209,21 @@ export class PostgresEventStore implements EventStore {
     return writes;
   }
 
-  /** The append lock, with the NOTIFY that wakes other processes' subscribers at commit. */
+  /**
+   * The append lock, with the NOTIFY that wakes other processes' subscribers at commit, and a
+   * setting of the transaction that the append statement requires (`lockedBy`).
+   */
   private lockStatement(): QueuedStatement {
     return {
-      sql: 'SELECT pg_advisory_xact_lock($1, $2), pg_notify($3, $4)',
-      parameters: [APPEND_LOCK_NAMESPACE, this.eventsTableOid, this.notifyChannel, this.notifier],
+      sql: 'SELECT pg_advisory_xact_lock($1, $2), pg_notify($3, $4), set_config($5, $6, true)',
+      parameters: [
+        APPEND_LOCK_NAMESPACE,
+        this.eventsTableOid,
+        this.notifyChannel,
+        this.notifier,
+        APPEND_LOCK_SETTING,
+        'on',
+      ],
     };
   }
 
