@@ -17,7 +17,7 @@ export interface AppendedRow {
 }
 
 /**
- * SQLSTATE the statement raises (through `weft_wrong_expected_version`, event-store migration 0003)
+ * SQLSTATE the statement raises (through `weft_wrong_expected_version`, event-store migration 0003-append-checks)
  * when a checked stream is not at its expected version: the statement fails, so the caller's
  * transaction rolls back whatever else it wrote, also when its COMMIT was sent with it.
  */
