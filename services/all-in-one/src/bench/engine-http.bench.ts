@@ -11,7 +11,10 @@
  * (services/engine/dist/bench/engine.bench.js: engine without HTTP, overhead per node, history
  * pages, parked executions).
  * Run: pnpm bench engine [--mode=embedded|distributed] [--quick] [--peer node-red] [--seconds=N]
- *      [--seed=N] [--internals] [--hold]
+ *      [--seed=N] [--stats-rows=N] [--internals] [--hold]
+ * After the levels, `GET /api/v1/processes/execution-stats/:id` of a second process with
+ * `--stats-rows` stored executions (1,000,000; 100,000 with --quick; 0 skips it), one call at a
+ * time: p50/p95/p99 (execution-stats-over-http.ts).
  * `--hold` stops after the history is stored and keeps Weft running (URL, key and process printed)
  * until Ctrl-C, for profiling or loading it by hand.
  */
@@ -21,6 +24,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ms, printTable } from '@weft/engine/bench';
 import { startBenchDeployment, type BenchDeployment, type BenchMode } from './bench-deployment.js';
+import { executionStatsOverHttp, type StatsLatency } from './execution-stats-over-http.js';
 import { chooseLoadTool, runHttpLoad, type LoadLevel } from './http-load.js';
 import { nodeRedScript, runNodeRedPeer, type PeerResult } from './node-red-peer.js';
 import { seedHistory } from './seed-history.js';
@@ -46,6 +50,8 @@ if (peer !== undefined && peer !== 'node-red') {
 const SECONDS = Number(flag('seconds') ?? (quick ? 5 : 15));
 const STORED = Number(flag('seed') ?? (quick ? 10_000 : 100_000));
 const CONCURRENCY = [1, 10, 50];
+/** Stored executions of the process whose statistics are read (after the load levels); 0 skips it. */
+const STATS_ROWS = Number(flag('stats-rows') ?? (quick ? 100_000 : 1_000_000));
 const WARM_UP = 200;
 
 interface ModeResult {
@@ -55,6 +61,7 @@ interface ModeResult {
   history: string;
   /** The machine's 1-minute load average when the load started and ended (the machine is shared). */
   load: string;
+  stats?: StatsLatency;
 }
 
 const mib = (value: number): string => `${value.toFixed(0)} MiB`;
@@ -67,7 +74,7 @@ async function json(call: BenchCall, method: string, path: string, body: unknown
 }
 
 /** An organization and a user's API key (through the system key), a collection and the process. */
-async function setUp(weft: BenchDeployment): Promise<{ key: string; processId: string }> {
+async function setUp(weft: BenchDeployment): Promise<{ key: string; processId: string; org: string }> {
   const system = benchClient(weft.baseUrl, weft.systemKey);
   const org = String((await json(system, 'POST', '/api/v1/organizations', { name: 'Bench' }, 201)).id);
   const created = await json(
@@ -87,7 +94,7 @@ async function setUp(weft: BenchDeployment): Promise<{ key: string; processId: s
       .id,
   );
   await json(user, 'POST', `/api/v1/process-collections/${collection}/add-process/${processId}`, undefined, 200);
-  return { key, processId };
+  return { key, processId, org };
 }
 
 /** Runs `count` executions through the API, 10 at a time; fails unless both branches answer right. */
@@ -111,7 +118,7 @@ async function benchMode(mode: BenchMode, tool: 'wrk' | 'autocannon'): Promise<M
   console.log(`[${mode}] starting Weft from the built dist`);
   const weft = await startBenchDeployment(mode, root);
   try {
-    const { key, processId } = await setUp(weft);
+    const { key, processId, org } = await setUp(weft);
     const call = benchClient(weft.baseUrl, key);
     console.log(`[${mode}] warm-up: ${WARM_UP} executions through the API`);
     await warmUp(call, processId, WARM_UP);
@@ -135,7 +142,13 @@ async function benchMode(mode: BenchMode, tool: 'wrk' | 'autocannon'): Promise<M
       await new Promise((r) => setTimeout(r, 2000));
     }
     const memory = weft.memory().map((reading) => `${reading.name} ${mib(reading.rss)}`);
-    return { mode, levels, memory, history, load: `${loadBefore} -> ${loadavg()[0]?.toFixed(1)}` };
+    const load = `${loadBefore} -> ${loadavg()[0]?.toFixed(1)}`;
+    let stats: StatsLatency | undefined;
+    if (STATS_ROWS > 0) {
+      console.log(`[${mode}] execution statistics of a process with ${STATS_ROWS.toLocaleString('en-US')} executions`);
+      stats = await executionStatsOverHttp(call, weft.databaseUrl, org, STATS_ROWS);
+    }
+    return { mode, levels, memory, history, load, stats };
   } finally {
     await weft.stop();
   }
@@ -169,6 +182,22 @@ function printMode(result: ModeResult): void {
     result.levels.map(({ level, weftRss }) => row(level, mib(weftRss))),
   );
   console.log(`RSS after the load: ${result.memory.join(', ')}; load average (1 min): ${result.load}\n`);
+  const { stats } = result;
+  if (stats)
+    printTable(
+      `Weft ${result.mode}: GET /api/v1/processes/execution-stats/:id, one call at a time, 200 calls`,
+      ['stored executions', 'p50', 'p95', 'p99', 'seeded in', 'load average'],
+      [
+        [
+          stats.rows.toLocaleString('en-US'),
+          stats.p50,
+          stats.p95,
+          stats.p99,
+          `${stats.seedSeconds.toFixed(0)} s`,
+          stats.load,
+        ],
+      ],
+    );
 }
 
 function printPeer(nodeRed: PeerResult, results: ModeResult[]): void {
