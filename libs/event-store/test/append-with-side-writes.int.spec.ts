@@ -216,6 +216,30 @@ describe.each(DIALECTS)('appending with side writes on %s', (dialect) => {
       await expect(attempt).rejects.toThrow(/circular/i);
       expect(await sideRows(stream)).toEqual([]);
     });
+
+    it('a prepared queued statement is parsed once per connection, also after failures, and gives the same answers', async () => {
+      const text = 'INSERT INTO side_rows (id, n) VALUES ($1, $2) RETURNING n';
+      const prepared = (id: string, n: number) => ({ sql: text, parameters: [id, n], prepared: true });
+      // On each connection of the pipelined pool: what PostgreSQL keeps prepared with this text.
+      const preparedHere = {
+        sql: 'SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1',
+        parameters: [text],
+      };
+      const ids = Array.from({ length: 30 }, streamOf);
+      const answers = await Promise.all(
+        ids.map((id, n) => t.database.queuedTransaction!([prepared(id, n), preparedHere])),
+      );
+      expect(answers.map(([rows]) => rows)).toEqual(ids.map((_, n) => [{ n }]));
+      expect(answers.every(([, kept]) => (kept as { n: number }[])[0]!.n === 1)).toBe(true);
+      // A failing run of it (the CHECK refuses -1) rolls back and leaves it usable.
+      const refused = streamOf();
+      await expect(t.database.queuedTransaction!([prepared(refused, -1)])).rejects.toMatchObject({ code: '23514' });
+      const again = streamOf();
+      const [rows] = await t.database.queuedTransaction!([prepared(again, 7)]);
+      expect(rows).toEqual([{ n: 7 }]);
+      expect(await sideRows(refused)).toEqual([]);
+      expect(await sideRows(again)).toEqual([{ n: 7 }]);
+    });
   }
 
   it('concurrent batches get positions in commit order: a reader never skips one', async () => {

@@ -40,9 +40,7 @@ export function appendStatement(
   options: { lockedBy?: string } = {},
 ): RawBuilder<AppendedRow> {
   const returning = sql`RETURNING position, stream_id, stream_version, recorded_at`;
-  // Nothing to check or add (an append with versions read first, e.g. one command's events):
-  // a plain multi-row VALUES, which plans faster than the recordset for a few rows.
-  if (checks.length === 0 && alongside.length === 0) {
+  if (!textIsFixed(checks, alongside)) {
     return sql<AppendedRow>`
       INSERT INTO events (stream_id, stream_version, event_id, type, schema_version, data, metadata)
       VALUES ${sql.join(
@@ -98,6 +96,16 @@ export function appendStatement(
     WHERE current_setting(${options.lockedBy}, true) IS DISTINCT FROM 'on'`
         : sql``
     }`;
+}
+
+/**
+ * Whether the statement's text is the same for every batch with these kinds of checks and writes
+ * (all values parameters: it can be a prepared statement). Nothing to check or add (an append with
+ * versions read first, e.g. one command's events) takes a plain multi-row VALUES instead, whose
+ * text grows with the batch: it plans faster than the recordset for a few rows.
+ */
+export function textIsFixed(checks: readonly VersionCheck[], alongside: readonly RawBuilder<unknown>[]): boolean {
+  return checks.length > 0 || alongside.length > 0;
 }
 
 /** The batch's distinct metadata as JSON texts, and each event's index among them (same object, or same text, same index). */

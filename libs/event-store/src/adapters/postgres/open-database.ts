@@ -39,7 +39,19 @@ export interface Database {
 export interface QueuedStatement {
   sql: string;
   parameters: readonly unknown[];
+  /**
+   * The same text comes back again and again (its values are all parameters): each pipelined
+   * connection keeps it as a prepared statement, parsed once (and planned once, if PostgreSQL
+   * finds its generic plan no worse) instead of parsing and planning kilobytes of SQL per commit.
+   */
+  prepared?: boolean;
 }
+
+/**
+ * At most this many distinct texts become prepared statements (per process, so per connection):
+ * a caller that marks texts that vary with its data as `prepared` cannot grow them without bound.
+ */
+const MAX_PREPARED_STATEMENTS = 100;
 
 /** A pooled connection kept out of the pool, for session-level state such as advisory locks. */
 export interface PinnedSession {
@@ -141,6 +153,7 @@ async function openPostgres(
   }
   const db: Db = new Kysely({ dialect: new PostgresDialect({ pool }) });
   const listeners: pg.PoolClient[] = [];
+  const preparedNames = new Map<string, string>();
   return {
     db,
     dialect: 'postgres',
@@ -165,7 +178,7 @@ async function openPostgres(
       const client = await pool.connect();
       return pinnedSession(client, timeouts.sessionMs);
     },
-    queuedTransaction: (statements) => queuedTransaction(pipelinedPool, statements),
+    queuedTransaction: (statements) => queuedTransaction(pipelinedPool, statements, preparedNames),
     async close() {
       for (const client of listeners.splice(0)) client.release(true);
       await Promise.all([db.destroy(), pipelinedPool.end()]);
@@ -178,7 +191,11 @@ async function openPostgres(
  * Sync: PostgreSQL runs them one after the other without waiting for this process. After a failed
  * statement the later ones fail too ("transaction is aborted") and the COMMIT rolls back.
  */
-async function queuedTransaction(pool: pg.Pool, statements: readonly QueuedStatement[]): Promise<unknown[][]> {
+async function queuedTransaction(
+  pool: pg.Pool,
+  statements: readonly QueuedStatement[],
+  preparedNames: Map<string, string>,
+): Promise<unknown[][]> {
   // Converted first: a value pg cannot convert (a circular object) would fail its statement
   // unsent, and the COMMIT behind it would commit the others.
   const parameters = statements.map((statement) => statement.parameters.map(prepareValue));
@@ -187,7 +204,13 @@ async function queuedTransaction(pool: pg.Pool, statements: readonly QueuedState
   try {
     const sent = [
       client.query('BEGIN'),
-      ...statements.map((statement, index) => client.query(statement.sql, parameters[index])),
+      ...statements.map((statement, index) =>
+        client.query({
+          text: statement.sql,
+          values: parameters[index],
+          name: statement.prepared ? preparedName(preparedNames, statement.sql) : undefined,
+        }),
+      ),
       client.query('COMMIT'),
     ];
     const settled = await Promise.allSettled(sent);
@@ -203,6 +226,13 @@ async function queuedTransaction(pool: pg.Pool, statements: readonly QueuedState
   } finally {
     client.release(broken);
   }
+}
+
+/** The name of a prepared statement's text, the same on every connection of the pool; past the limit, none. */
+function preparedName(names: Map<string, string>, text: string): string | undefined {
+  let name = names.get(text);
+  if (name === undefined && names.size < MAX_PREPARED_STATEMENTS) names.set(text, (name = `weft_queued_${names.size}`));
+  return name;
 }
 
 /** Statements race a timer: a hung connection (no answer, no FIN) fails the caller and is closed. */

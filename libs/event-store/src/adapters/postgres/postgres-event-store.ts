@@ -24,6 +24,7 @@ import {
   appendErrorOf,
   appendStatement,
   assignPositions,
+  textIsFixed,
   type AppendedRow,
   type VersionCheck,
 } from './append-statement.js';
@@ -183,7 +184,10 @@ export class PostgresEventStore implements EventStore {
     }
     const { checks, events, counts } = planned;
     if (events.length > 0 || alongside.length > 0) {
-      const statement = appendStatement(events, checks, alongside, { lockedBy: APPEND_LOCK_SETTING }).compile(this.db);
+      const { sql: text, parameters } = appendStatement(events, checks, alongside, {
+        lockedBy: APPEND_LOCK_SETTING,
+      }).compile(this.db);
+      const statement = { sql: text, parameters, prepared: textIsFixed(checks, alongside) };
       let rows: unknown[];
       try {
         [, rows = []] = await queued([this.lockStatement(), statement]);
@@ -224,6 +228,7 @@ export class PostgresEventStore implements EventStore {
         APPEND_LOCK_SETTING,
         'on',
       ],
+      prepared: true,
     };
   }
 
