@@ -1,6 +1,7 @@
 export * from './event-store.js';
 export * from './upcasting.js';
 export * from './adapters/postgres/open-database.js';
+export * from './adapters/postgres/json-recordset.js';
 export * from './adapters/postgres/migrate.js';
 export * from './adapters/postgres/event-store-migrations.js';
 export * from './adapters/postgres/postgres-event-store.js';

@@ -240,6 +240,45 @@ describe.each(DIALECTS)('appending with side writes on %s', (dialect) => {
       expect(await sideRows(refused)).toEqual([]);
       expect(await sideRows(again)).toEqual([{ n: 7 }]);
     });
+
+    it('a column type change under a prepared append (a migration) costs a new connection, not a failed append', async () => {
+      // A store of its own: its events table is altered.
+      const own = await openTestStore('postgres');
+      const appendOne = () =>
+        own.store.appendAtOnce([{ streamId: streamOf(), expectedVersion: 'no_stream', events: [event('A')] }]);
+      try {
+        // Enough appends on both pipelined connections for PostgreSQL to keep a plan of its own.
+        await Promise.all(Array.from({ length: 12 }, appendOne));
+        await sql
+          .raw(`ALTER TABLE ${own.database.schema}.events ALTER COLUMN stream_id TYPE varchar(200)`)
+          .execute(own.store.db);
+        for (let i = 0; i < 4; i++) {
+          const [result] = await appendOne();
+          expect(result!.events).toHaveLength(1);
+        }
+      } finally {
+        await own.dispose();
+      }
+    });
+
+    it('a batch of more than 32 MiB of JSON is read as json (a jsonb value holds at most 255 MB) and stored whole', async () => {
+      // Two events of 17 MiB: more text than jsonRecordsetFor reads as jsonb. (Over 255 MB, a
+      // jsonb parameter fails with SQLSTATE 54000: too slow to show here, 20 s and more.)
+      const big = (mark: string) => ({ text: mark.repeat(17 * 1024 * 1024) });
+      const streams = [streamOf(), streamOf()];
+      const results = await t.store.appendAtOnce(
+        streams.map((streamId, index) => ({
+          streamId,
+          expectedVersion: 'no_stream' as const,
+          events: [event('Big', big(String(index)))],
+        })),
+        { alongside: async () => [sideRow(streams[0]!, 1)] },
+      );
+      expect(results.map((result) => result.events.length)).toEqual([1, 1]);
+      const [stored] = await t.store.readStream(streams[1]!);
+      expect((stored!.data as { text: string }).text).toBe(big('1').text);
+      expect(await sideRows(streams[0]!)).toEqual([{ n: 1 }]);
+    }, 60_000);
   }
 
   it('concurrent batches get positions in commit order: a reader never skips one', async () => {

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { Db, Projection, StoredEvent, Trx } from '@weft/event-store';
+import { jsonRecordsetFor, type Db, type Projection, type StoredEvent, type Trx } from '@weft/event-store';
 import type { StoredValueRef, TokenUsage } from '@weft/contracts';
 import { EXECUTION_EVENT_TYPES, type ExecutionEvent } from '../domain/execution/events.js';
 import { errorWebhookDeliveryWrites, resetErrorWebhookDeliveries } from './error-webhook-deliveries.js';
@@ -176,25 +176,27 @@ async function loadRows(
   return rows;
 }
 
-/** Column types of the recordset each upsert reads its rows from. */
-const EXECUTION_TYPES_SQL = `id uuid, process_id uuid, organization_id uuid, status text, started_at timestamptz,
-  completed_at timestamptz, duration_ms bigint, error_message text, triggered_by_user_id text, trigger_node_id text,
-  attempt integer, failed_node_id text, failed_node_name text, input_data jsonb, output_data jsonb, graph_snapshot jsonb,
-  input_ref jsonb, output_ref jsonb, queued boolean`;
-const NODE_TYPES_SQL = `execution_id uuid, node_id text, position integer, node_name text, node_type text, status text,
-  started_at timestamptz, completed_at timestamptz, duration_ms bigint, input_data jsonb, output_data jsonb,
-  error text, iterations integer, input_from jsonb, output_ref jsonb, token_usage jsonb`;
+/** Column types of the recordset each upsert reads its rows from; `json` is the large columns' type (jsonb or json). */
+const executionTypesSql = (json: string): string => `id uuid, process_id uuid, organization_id uuid, status text,
+  started_at timestamptz, completed_at timestamptz, duration_ms bigint, error_message text, triggered_by_user_id text,
+  trigger_node_id text, attempt integer, failed_node_id text, failed_node_name text, input_data ${json},
+  output_data ${json}, graph_snapshot ${json}, input_ref jsonb, output_ref jsonb, queued boolean`;
+const nodeTypesSql = (json: string): string => `execution_id uuid, node_id text, position integer, node_name text,
+  node_type text, status text, started_at timestamptz, completed_at timestamptz, duration_ms bigint,
+  input_data ${json}, output_data ${json}, error text, iterations integer, input_from ${json}, output_ref jsonb,
+  token_usage jsonb`;
 
 /**
- * The recordset parses the rows once, as jsonb: as json, each nested value was copied out as text
- * and parsed again into the jsonb the tables hold (JSON parsing was a third of the writing
- * connection's time at load, much of it twice over the same text). A
- * large JSON column the row carries as JSON null comes with a flag and is stored as jsonb null,
- * so it replaces an earlier value; SQL NULL stays "not carried" (kept by COALESCE below).
+ * The recordset parses the rows once, as jsonb, unless they are too large for one jsonb value
+ * (`jsonRecordsetFor`); the tables hold jsonb. A large JSON column the row carries as JSON null
+ * comes with a flag and is stored as jsonb null, so it replaces an earlier value; SQL NULL stays
+ * "not carried" (kept by COALESCE below).
  */
 const nullFlag = (column: string): string => `${column}_is_null`;
 const selected = (column: string): string =>
-  KEPT_WHEN_NULL.has(column) ? `CASE WHEN r.${nullFlag(column)} THEN 'null'::jsonb ELSE r.${column} END` : column;
+  KEPT_WHEN_NULL.has(column)
+    ? `CASE WHEN r.${nullFlag(column)} THEN 'null'::jsonb ELSE r.${column}::jsonb END`
+    : column;
 
 /** The row as sent: a flag beside each large JSON column that is JSON null (copied only then). */
 const flaggingNulls =
@@ -218,18 +220,21 @@ const updateSet = (table: string, columns: readonly string[]): string =>
  * nested, so each value is stringified once; undefined arrives as SQL NULL, JSON null of a large
  * JSON column as its flag), not as one parameter per cell.
  */
-const upsertStatement = (table: string, key: string, columns: readonly string[], types: string) => {
+const upsertStatement = (table: string, key: string, columns: readonly string[], types: (json: string) => string) => {
   const kept = columns.filter((column) => KEPT_WHEN_NULL.has(column));
   const flagTypes = kept.map((column) => `, ${nullFlag(column)} boolean`).join('');
-  return (rows: readonly object[]): RawBuilder<unknown> =>
-    sql`INSERT INTO ${sql.raw(`${table} (${key}, ${columns.join(', ')})`)}
-      SELECT ${sql.raw(`${key}, ${columns.map(selected).join(', ')}`)} FROM jsonb_to_recordset(${JSON.stringify(rows.map(flaggingNulls(kept)))}::jsonb)
-        AS r(${sql.raw(types + flagTypes)})
+  return (rows: readonly object[]): RawBuilder<unknown> => {
+    const rowsJson = JSON.stringify(rows.map(flaggingNulls(kept)));
+    const { fn, type } = jsonRecordsetFor(rowsJson);
+    return sql`INSERT INTO ${sql.raw(`${table} (${key}, ${columns.join(', ')})`)}
+      SELECT ${sql.raw(`${key}, ${columns.map(selected).join(', ')}`)} FROM ${sql.raw(fn)}(${rowsJson}::${sql.raw(type)})
+        AS r(${sql.raw(types(type) + flagTypes)})
       ON CONFLICT (${sql.raw(key)}) DO UPDATE SET ${sql.raw(updateSet(table, columns))}`;
+  };
 };
 
-const upsertExecutions = upsertStatement('engine_executions', 'id', EXECUTION_COLUMNS, EXECUTION_TYPES_SQL);
-const upsertNodes = upsertStatement('engine_node_states', 'execution_id, node_id', NODE_COLUMNS, NODE_TYPES_SQL);
+const upsertExecutions = upsertStatement('engine_executions', 'id', EXECUTION_COLUMNS, executionTypesSql);
+const upsertNodes = upsertStatement('engine_node_states', 'execution_id, node_id', NODE_COLUMNS, nodeTypesSql);
 
 const upsertCounts = (counts: readonly { process_id: string; status: string; count: number }[]): RawBuilder<unknown> =>
   sql`INSERT INTO engine_execution_counts (process_id, status, count)

@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import { jsonRecordsetFor } from './json-recordset.js';
 import { WrongExpectedVersionError, type ExpectedVersion, type StoredEvent } from '../../event-store.js';
 
 /** A stream whose version the append statement checks: `s` must be at version `v` (`x` as the caller said it). */
@@ -27,8 +28,7 @@ export const WRONG_EXPECTED_VERSION_SQLSTATE = 'WV409';
  * One statement per batch whatever its size: the expected-version checks, the insert and the
  * caller's other writes (`alongside`, as CTEs: they must not depend on each other or on the new
  * rows). The rows travel as one JSON array parameter (data and metadata nested, so stringified
- * once, and parsed once: as jsonb, not json, whose nested values would be copied out as text and
- * parsed again), and only what the database assigns (position, recorded_at) comes back; the rest of each
+ * once, and parsed once unless the batch is very large: json-recordset.ts), and only what the database assigns (position, recorded_at) comes back; the rest of each
  * stored event is already in hand (the recordset reads JSON null as SQL NULL, so `data: null` is
  * put back as jsonb null). ORDER BY keeps identity positions in batch order; the (stream, version)
  * key maps them back. A failed check inserts nothing and fails the statement.
@@ -62,12 +62,14 @@ export function appendStatement(
     d: event.data,
     k: indexOf[index],
   }));
+  const rowsJson = JSON.stringify(rows);
+  const { fn, type } = jsonRecordsetFor(rowsJson);
   // Each distinct metadata travels (and is parsed to jsonb) once: a run's events share theirs.
   const insert = sql`
     INSERT INTO events (stream_id, stream_version, event_id, type, schema_version, data, metadata)
-    SELECT r.s, r.v, r.e, r.t, r.n, coalesce(r.d, 'null'::jsonb), meta.m
-    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-      AS r(i integer, s text, v integer, e uuid, t text, n integer, d jsonb, k integer)
+    SELECT r.s, r.v, r.e, r.t, r.n, coalesce(r.d::jsonb, 'null'::jsonb), meta.m
+    FROM ${sql.raw(fn)}(${rowsJson}::${sql.raw(type)})
+      AS r(i integer, s text, v integer, e uuid, t text, n integer, d ${sql.raw(type)}, k integer)
     JOIN (SELECT (ordinality - 1)::integer AS k, value AS m
           FROM jsonb_array_elements(${`[${metadata.join(',')}]`}::jsonb) WITH ORDINALITY) AS meta ON meta.k = r.k`;
   const others = alongside.map((write, index) => sql`, ${sql.raw(`w${index}`)} AS (${write})`);

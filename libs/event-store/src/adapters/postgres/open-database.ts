@@ -53,6 +53,18 @@ export interface QueuedStatement {
  */
 const MAX_PREPARED_STATEMENTS = 100;
 
+/**
+ * Errors after which a connection's prepared statements cannot be used again: a column type of a
+ * table they return from changed (0A000 "cached plan must not change result type"; PostgreSQL
+ * replans other changes itself), or the server no longer has one (26000). pg would send the
+ * name again and again on that connection: it is closed instead, and the transaction (which
+ * committed nothing) runs again on another, which prepares anew.
+ */
+const STALE_PREPARED_STATEMENT = new Set(['0A000', '26000']);
+
+/** Connections of the pipelined pool (`queuedTransaction`). */
+const PIPELINED_CONNECTIONS = 2;
+
 /** A pooled connection kept out of the pool, for session-level state such as advisory locks. */
 export interface PinnedSession {
   query<R>(text: string, values?: unknown[]): Promise<R[]>;
@@ -144,7 +156,7 @@ async function openPostgres(
   const pool = new pg.Pool(poolConfig);
   // Connections that write each query at once, not after the one before it was answered
   // (`queuedTransaction`). A pool of their own: cursors and streams cannot share such a connection.
-  const pipelinedPool = new pg.Pool({ ...poolConfig, max: 2, pipeline: true });
+  const pipelinedPool = new pg.Pool({ ...poolConfig, max: PIPELINED_CONNECTIONS, pipeline: true });
   // A connection the server dropped (restart, pg_terminate_backend) fails the query that uses it;
   // without listeners, the pool's or a checked-out client's 'error' event would crash the process.
   for (const each of [pool, pipelinedPool]) {
@@ -195,12 +207,14 @@ async function queuedTransaction(
   pool: pg.Pool,
   statements: readonly QueuedStatement[],
   preparedNames: Map<string, string>,
+  attempt = 1,
 ): Promise<unknown[][]> {
   // Converted first: a value pg cannot convert (a circular object) would fail its statement
   // unsent, and the COMMIT behind it would commit the others.
   const parameters = statements.map((statement) => statement.parameters.map(prepareValue));
   const client = await pool.connect();
   let broken = false;
+  let released = false;
   try {
     const sent = [
       client.query('BEGIN'),
@@ -217,14 +231,21 @@ async function queuedTransaction(
     // The first failure is the cause; the ones after it only say the transaction was aborted.
     const failed = settled.find((result) => result.status === 'rejected');
     if (failed) {
-      broken = !(failed.reason instanceof pg.DatabaseError);
+      const stale = failed.reason instanceof pg.DatabaseError && STALE_PREPARED_STATEMENT.has(failed.reason.code ?? '');
+      broken = stale || !(failed.reason instanceof pg.DatabaseError);
+      // Nothing was committed: again on another connection (each of the pool's may hold it stale).
+      if (stale && attempt <= PIPELINED_CONNECTIONS) {
+        client.release(true);
+        released = true;
+        return await queuedTransaction(pool, statements, preparedNames, attempt + 1);
+      }
       throw failed.reason;
     }
     const results = settled.map((result) => (result as PromiseFulfilledResult<pg.QueryResult>).value);
     if (results.at(-1)?.command !== 'COMMIT') throw new Error('the transaction was rolled back');
     return results.slice(1, -1).map((result) => result.rows as unknown[]);
   } finally {
-    client.release(broken);
+    if (!released) client.release(broken);
   }
 }
 
