@@ -28,9 +28,9 @@ export const WRONG_EXPECTED_VERSION_SQLSTATE = 'WV409';
  * One statement per batch whatever its size: the expected-version checks, the insert and the
  * caller's other writes (`alongside`, as CTEs: they must not depend on each other or on the new
  * rows). The rows travel as one JSON array parameter (data and metadata nested, so stringified
- * once, and parsed once unless the batch is very large: json-recordset.ts), and only what the database assigns (position, recorded_at) comes back; the rest of each
- * stored event is already in hand (the recordset reads JSON null as SQL NULL, so `data: null` is
- * put back as jsonb null). ORDER BY keeps identity positions in batch order; the (stream, version)
+ * once, and parsed once unless the batch is very large: json-recordset.ts), and only what the
+ * database assigns (position, recorded_at) comes back; the rest of each stored event is already
+ * in hand (the recordset reads JSON null as SQL NULL, so `data: null` is put back as jsonb null). ORDER BY keeps identity positions in batch order; the (stream, version)
  * key maps them back. A failed check inserts nothing and fails the statement.
  */
 export function appendStatement(
