@@ -56,9 +56,11 @@ describe('NATS over TLS from WEFT_NATS_TLS_*', () => {
     dir = await mkdtemp(join(tmpdir(), 'weft-nats-tls-'));
     await certificates(dir, 'ca', ['server', 'engine']);
     await certificates(dir, 'other-ca', ['impostor']);
+    // A handshake timeout far above nats-server's default (2 s): with the whole suite running on
+    // two cores, a client once took longer, the server dropped it, and the dial timed out.
     nats = await startAuthorizedNats(
       `tls {\n  cert_file: "${join(dir, 'server.crt')}"\n  key_file: "${join(dir, 'server.key')}"\n` +
-        `  ca_file: "${join(dir, 'ca.crt')}"\n  verify: true\n}`,
+        `  ca_file: "${join(dir, 'ca.crt')}"\n  verify: true\n  timeout: 15\n}`,
     );
   });
 

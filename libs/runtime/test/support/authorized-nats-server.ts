@@ -47,7 +47,8 @@ export async function startAuthorizedNats(extraConfig = ''): Promise<AuthorizedN
         inboxPrefix: natsInboxPrefix(user),
         // The refusals the tests provoke are logged as errors otherwise.
         logger: createLogger(`test-${user}`, { level: 'silent' }),
-        connection: { maxReconnectAttempts: 0 },
+        // A dial on a loaded machine may take long; refusals still fail at once.
+        connection: { maxReconnectAttempts: 0, timeout: 60_000 },
       }),
     stop: () => server.stop(),
   };
