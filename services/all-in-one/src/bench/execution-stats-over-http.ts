@@ -1,5 +1,4 @@
-import { loadavg } from 'node:os';
-import { ms, percentile, seedStatsHistory } from '@weft/engine/bench';
+import { seedStatsHistory, timeOneAtATime } from '@weft/engine/bench';
 import { openDatabase } from '@weft/event-store';
 import type { BenchCall } from './webhook-bench-process.js';
 import { fiveNodeGraph } from './webhook-bench-process.js';
@@ -47,21 +46,10 @@ export async function executionStatsOverHttp(
     if (answer.status !== 200 || Number(total) !== rows)
       throw new Error(`execution-stats answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 300)}`);
   };
-  for (let i = 0; i < 20; i++) await once();
-  const loadBefore = loadavg()[0]?.toFixed(1);
-  const latencies: number[] = [];
-  for (let i = 0; i < calls; i++) {
-    const started = performance.now();
-    await once();
-    latencies.push(performance.now() - started);
-  }
-  latencies.sort((a, b) => a - b);
+  const timed = await timeOneAtATime(once, calls);
   return {
     rows,
     seedSeconds,
-    p50: ms(percentile(latencies, 0.5)),
-    p95: ms(percentile(latencies, 0.95)),
-    p99: ms(percentile(latencies, 0.99)),
-    load: `${loadBefore} -> ${loadavg()[0]?.toFixed(1)}`,
+    ...timed,
   };
 }

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { engineHttp } from '@weft/contracts';
 import { executionStats } from '../projections/execution-queries.js';
 import { fiveNodeProcess } from './bench-processes.js';
 import type { BenchStack } from './bench-stack.js';
 import { seedStatsHistory } from './stats-history-seed.js';
-import { ms, percentile } from './latency-stats.js';
+import { timeOneAtATime } from './latency-stats.js';
 
 /**
  * GET /processes/execution-stats/:processId (as the gateway sends it on the bus) for one process
@@ -33,23 +32,15 @@ export async function executionStatsLatency(stack: BenchStack, rows: number, cal
     if (reply.status !== 200) throw new Error(`execution-stats answered ${reply.status}`);
   };
   const row = async (label: string, once: () => Promise<unknown>): Promise<string[]> => {
-    for (let i = 0; i < 20; i++) await once();
-    const load = loadavg()[0]?.toFixed(1);
-    const latencies: number[] = [];
-    for (let i = 0; i < calls; i++) {
-      const t0 = performance.now();
-      await once();
-      latencies.push(performance.now() - t0);
-    }
-    const all = latencies.sort((a, b) => a - b);
+    const timed = await timeOneAtATime(once, calls);
     return [
       stack.mode,
       rows.toLocaleString('en-US'),
       label,
-      ms(percentile(all, 0.5)),
-      ms(percentile(all, 0.95)),
-      ms(percentile(all, 0.99)),
-      `${load} -> ${loadavg()[0]?.toFixed(1)}`,
+      timed.p50,
+      timed.p95,
+      timed.p99,
+      timed.load,
       `${seedSeconds.toFixed(0)} s`,
     ];
   };

@@ -195,49 +195,35 @@ export async function listExecutions(db: Db, processId: string, filter: HistoryF
 }
 
 interface StatsRow {
-  counts: Record<string, number> | null;
-  /** Executions per duration bucket (JSON object keys are text). */
-  histogram: Record<string, number> | null;
-  total_ms: number | null;
-  by_node: { node_id: string; node_name: string | null; count: number }[] | null;
-  by_error: { error_message: string; count: number }[] | null;
+  o_counts: Record<string, number> | null;
+  /** Executions per duration bucket, in no particular order (null arrays without durations). */
+  o_histogram: { buckets: number[] | null; counts: number[] | null } | null;
+  o_total_ms: number | null;
+  o_by_node: { node_id: string; node_name: string | null; count: number }[] | null;
+  o_by_error: { error_message: string; count: number }[] | null;
 }
 
 /**
  * From the statistics read models (execution-stats-writes.ts) in one statement, so one snapshot
- * and one round trip, reading a few hundred rows whatever the number of executions. The p95 is
- * computed from the duration histogram (exact below 128 ms, else within 0.8 %). A message longer
- * than its statistics row holds is read whole from an execution that has it.
+ * and one round trip, reading a few hundred rows whatever the number of executions; the
+ * statement is the function `engine_execution_stats` (execution-stats-function-migration.ts), so
+ * it is planned once per connection. The p95 is computed from the duration histogram (exact
+ * below 128 ms, else within 0.8 %). A message longer than its statistics row holds is read whole
+ * from an execution that has it.
  */
 export async function executionStats(db: Db, processId: string): Promise<ExecutionStats> {
-  const { rows } = await sql<StatsRow>`
-    SELECT
-      (SELECT json_object_agg(status, count) FROM engine_execution_counts WHERE process_id = ${processId}) AS counts,
-      d.histogram, d.total_ms,
-      (SELECT json_agg(n ORDER BY n.count DESC, n.node_id) FROM (
-        SELECT node_id, node_name, count FROM engine_execution_failed_nodes
-        WHERE process_id = ${processId} ORDER BY count DESC, node_id LIMIT 50
-      ) n) AS by_node,
-      (SELECT json_agg(json_build_object('error_message', coalesce(x.error_message, e.error_message), 'count', e.count)
-          ORDER BY e.count DESC, e.error_message, e.message_hash) FROM (
-        SELECT error_message, message_hash, full_message_execution_id, count FROM engine_execution_errors
-        WHERE process_id = ${processId} ORDER BY count DESC, error_message, message_hash LIMIT 50
-      ) e LEFT JOIN engine_executions x ON x.id = e.full_message_execution_id) AS by_error
-    FROM (
-      SELECT json_object_agg(bucket, count) AS histogram, sum(total_ms)::float8 AS total_ms
-      FROM engine_execution_durations WHERE process_id = ${processId}
-    ) d`.execute(db);
+  const { rows } = await sql<StatsRow>`SELECT * FROM engine_execution_stats(${processId})`.execute(db);
   const row = rows[0];
-  const count = (status: ExecutionStatus): number => Number(row?.counts?.[status] ?? 0);
+  const count = (status: ExecutionStatus): number => Number(row?.o_counts?.[status] ?? 0);
   const finished = count('completed') + count('failed') + count('timeout') + count('cancelled');
   // Sorted here: ordering the aggregate in SQL took longer than the rest of the statement.
-  const histogram = Object.entries(row?.histogram ?? {})
-    .map(([bucket, n]) => [Number(bucket), n] as const)
-    .sort(([a], [b]) => a - b);
-  const measured = histogram.reduce((sum, [, n]) => sum + n, 0);
+  const buckets = row?.o_histogram?.buckets ?? [];
+  const counts = row?.o_histogram?.counts ?? [];
+  const order = buckets.map((_, i) => i).sort((a, b) => (buckets[a] as number) - (buckets[b] as number));
+  const measured = counts.reduce((sum, n) => sum + n, 0);
   const p95 = histogramPercentile(
-    histogram.map(([bucket]) => bucket),
-    histogram.map(([, n]) => n),
+    order.map((i) => buckets[i] as number),
+    order.map((i) => counts[i] as number),
     0.95,
   );
   const seconds = (ms: number | null): number => (ms === null ? 0 : Math.round(ms) / 1000);
@@ -250,15 +236,15 @@ export async function executionStats(db: Db, processId: string): Promise<Executi
     timeout: count('timeout'),
     cancelled: count('cancelled'),
     success_rate: finished === 0 ? 0 : count('completed') / finished,
-    average_duration_seconds: seconds(measured === 0 ? null : Number(row?.total_ms) / measured),
+    average_duration_seconds: seconds(measured === 0 ? null : Number(row?.o_total_ms) / measured),
     p95_duration_seconds: seconds(p95),
     failure_breakdown: {
-      by_node: (row?.by_node ?? []).map((r) => ({
+      by_node: (row?.o_by_node ?? []).map((r) => ({
         node_id: r.node_id,
         node_name: r.node_name ?? r.node_id,
         count: r.count,
       })),
-      by_error: (row?.by_error ?? []).map((r) => ({ error_message: r.error_message, count: r.count })),
+      by_error: (row?.o_by_error ?? []).map((r) => ({ error_message: r.error_message, count: r.count })),
     },
   };
 }

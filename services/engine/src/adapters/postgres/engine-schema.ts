@@ -1,5 +1,6 @@
 import { migrate, type Db, type Migration } from '@weft/event-store';
 import { errorWebhookDeliveriesMigration } from '../../projections/error-webhook-deliveries.js';
+import { executionStatsFunctionMigration } from '../../projections/execution-stats-function-migration.js';
 import { executionStatsMigration } from '../../projections/execution-stats-migration.js';
 import { longDurationsMigration } from '../../projections/long-durations-migration.js';
 import { queuedExecutionsMigration } from '../../projections/queued-executions-migration.js';
@@ -13,7 +14,7 @@ import { executionDeadLetterMigration } from './execution-dead-letters.js';
 import { executionLeaseMigration } from './execution-leases.js';
 import { parkedWaitsMigration } from './parked-waits.js';
 
-/** Every table the engine owns, in order: read models, leases, parked waits, error-webhook deliveries, then changes and statistics. */
+/** Every table the engine owns, in order: read models, leases, parked waits, error-webhook deliveries, then changes and statistics (and the function that reads them). */
 export const engineMigrations: Migration[] = [
   ...readModelMigrations,
   executionLeaseMigration,
@@ -25,6 +26,7 @@ export const engineMigrations: Migration[] = [
   queuedExecutionsMigration,
   executionStatsMigration,
   tokenUsageMigration,
+  executionStatsFunctionMigration,
 ];
 
 export const migrateEngineSchema = (db: Db): Promise<string[]> =>
