@@ -5,6 +5,7 @@ import { postgresExecutionCommit } from '../src/adapters/postgres/execution-comm
 import { snapshotOf } from '../src/domain/graph/execution-graph.js';
 import { durationBucket, durationBucketSql } from '../src/projections/duration-histogram.js';
 import { executionStats, findExecution } from '../src/projections/execution-queries.js';
+import { EXECUTION_STATS_FUNCTION } from '../src/projections/execution-stats-function-migration.js';
 import { backfillExecutionStats } from '../src/projections/execution-stats-migration.js';
 import { executionsProjection } from '../src/projections/executions-projection.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
@@ -329,5 +330,32 @@ describe.each(modes)('execution statistics are a projected read model (%s)', (mo
     await rebuildProjection(harness.store, executionsProjection);
     expect(await statsTables(harness.store.db, processes)).toEqual(tables);
     expect(await Promise.all(processes.map((id) => executionStats(harness.store.db, id)))).toEqual(live);
+  });
+
+  test('the read is a function planned generically; a function of another shape fails the call instead of answering zeros', async () => {
+    const db = harness.store.db;
+    const { rows } = await sql<{ config: string[] | null }>`
+      SELECT proconfig AS config FROM pg_proc
+      WHERE proname = ${EXECUTION_STATS_FUNCTION} AND pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())`.execute(
+      db,
+    );
+    expect(rows.map((row) => row.config)).toEqual([['plan_cache_mode=force_generic_plan']]);
+
+    // As an engine of this version would meet a function another version created (rolled back).
+    const rolledBack = new Error('rolled back');
+    const failure = db
+      .transaction()
+      .execute(async (trx) => {
+        await sql`DROP FUNCTION ${sql.raw(EXECUTION_STATS_FUNCTION)}(uuid)`.execute(trx);
+        await sql`
+          CREATE FUNCTION ${sql.raw(EXECUTION_STATS_FUNCTION)}(p uuid) RETURNS TABLE (counts json, o_total_ms float8)
+          LANGUAGE sql AS $$ SELECT '{"completed": 5}'::json, 1.0::float8 $$`.execute(trx);
+        const answer = await executionStats(trx, crypto.randomUUID()).catch((error: Error) => error);
+        throw answer instanceof Error ? answer : rolledBack;
+      })
+      .catch((error: Error) => error);
+    expect((await failure).message).toMatch(/answered a row without the columns o_counts, o_histogram/);
+    // The real function is back: a process without executions answers zeros.
+    expect(await executionStats(db, crypto.randomUUID())).toMatchObject({ total_runs: 0, p95_duration_seconds: 0 });
   });
 });

@@ -12,6 +12,7 @@ import type {
 } from '@weft/contracts';
 import { deliveriesOfExecution, toDeliveries } from './error-webhook-deliveries.js';
 import { histogramPercentile } from './duration-histogram.js';
+import { EXECUTION_STATS_FUNCTION } from './execution-stats-function-migration.js';
 import { inJsonbKeyOrder } from './jsonb-key-order.js';
 import type { FinishedRows } from './recently-finished-rows.js';
 import { resolveRowValues, type ValueReader } from './resolve-row-values.js';
@@ -194,6 +195,8 @@ export async function listExecutions(db: Db, processId: string, filter: HistoryF
   return { items: rows.map(toSummary), page: filter.page, pageSize: filter.pageSize, total };
 }
 
+const STATS_COLUMNS = ['o_counts', 'o_histogram', 'o_total_ms', 'o_by_node', 'o_by_error'] as const;
+
 interface StatsRow {
   o_counts: Record<string, number> | null;
   /** Executions per duration bucket, in no particular order (null arrays without durations). */
@@ -206,19 +209,22 @@ interface StatsRow {
 /**
  * From the statistics read models (execution-stats-writes.ts) in one statement, so one snapshot
  * and one round trip, reading a few hundred rows whatever the number of executions; the
- * statement is the function `engine_execution_stats` (execution-stats-function-migration.ts), so
+ * statement is the function `engine_execution_stats_v1` (execution-stats-function-migration.ts), so
  * it is planned once per connection. The p95 is computed from the duration histogram (exact
  * below 128 ms, else within 0.8 %). A message longer than its statistics row holds is read whole
  * from an execution that has it.
  */
 export async function executionStats(db: Db, processId: string): Promise<ExecutionStats> {
-  const { rows } = await sql<StatsRow>`SELECT * FROM engine_execution_stats(${processId})`.execute(db);
+  const { rows } = await sql<StatsRow>`SELECT * FROM ${sql.raw(EXECUTION_STATS_FUNCTION)}(${processId})`.execute(db);
   const row = rows[0];
-  const count = (status: ExecutionStatus): number => Number(row?.o_counts?.[status] ?? 0);
+  // A function of another shape (another version's) must fail the call, not answer zeros.
+  if (!row || !STATS_COLUMNS.every((column) => column in row))
+    throw new Error(`${EXECUTION_STATS_FUNCTION} answered a row without the columns ${STATS_COLUMNS.join(', ')}`);
+  const count = (status: ExecutionStatus): number => Number(row.o_counts?.[status] ?? 0);
   const finished = count('completed') + count('failed') + count('timeout') + count('cancelled');
   // Sorted here: ordering the aggregate in SQL took longer than the rest of the statement.
-  const buckets = row?.o_histogram?.buckets ?? [];
-  const counts = row?.o_histogram?.counts ?? [];
+  const buckets = row.o_histogram?.buckets ?? [];
+  const counts = row.o_histogram?.counts ?? [];
   const order = buckets.map((_, i) => i).sort((a, b) => (buckets[a] as number) - (buckets[b] as number));
   const measured = counts.reduce((sum, n) => sum + n, 0);
   const p95 = histogramPercentile(
@@ -236,15 +242,15 @@ export async function executionStats(db: Db, processId: string): Promise<Executi
     timeout: count('timeout'),
     cancelled: count('cancelled'),
     success_rate: finished === 0 ? 0 : count('completed') / finished,
-    average_duration_seconds: seconds(measured === 0 ? null : Number(row?.o_total_ms) / measured),
+    average_duration_seconds: seconds(measured === 0 ? null : Number(row.o_total_ms) / measured),
     p95_duration_seconds: seconds(p95),
     failure_breakdown: {
-      by_node: (row?.o_by_node ?? []).map((r) => ({
+      by_node: (row.o_by_node ?? []).map((r) => ({
         node_id: r.node_id,
         node_name: r.node_name ?? r.node_id,
         count: r.count,
       })),
-      by_error: (row?.o_by_error ?? []).map((r) => ({ error_message: r.error_message, count: r.count })),
+      by_error: (row.o_by_error ?? []).map((r) => ({ error_message: r.error_message, count: r.count })),
     },
   };
 }
