@@ -29,9 +29,84 @@ describe('script node (isolated-vm)', () => {
     expect(await run(probe, {})).toEqual(['undefined', 'undefined', 'undefined', 'undefined', 'undefined']);
   });
 
-  test('state does not leak from one run to the next', async () => {
-    await run('globalThis.leak = 42; return null', {});
-    expect(await run('return typeof globalThis.leak', {})).toBe('undefined');
+  test('state does not leak from one run to the next: the realm the runs share is frozen', async () => {
+    // Each attempt to leave something for a later run fails at once, with the language's own error.
+    const attempts = [
+      'globalThis.leak = 42',
+      'Array.prototype.leak = 42',
+      'Object.prototype.toString = () => "leak"',
+      'JSON.stringify = () => "leak"',
+      'Error.prepareStackTrace = () => "leak"',
+      '(0, eval)("var leak = 42")',
+      'Object.getPrototypeOf(async function () {}).leak = 42',
+      'Object.getPrototypeOf([][Symbol.iterator]()).leak = 42',
+    ];
+    for (const attempt of attempts) {
+      await expect(run(`${attempt}; return null`, {})).rejects.toThrow(/script failed: TypeError/);
+    }
+    const probe = `return [typeof globalThis.leak, [].leak, String({}), JSON.stringify(1),
+      Object.getPrototypeOf(async function () {}).leak, Object.getPrototypeOf([][Symbol.iterator]()).leak];`;
+    expect(await run(probe, {})).toEqual(['undefined', null, '[object Object]', '1', null, null]);
+  });
+
+  test("a later run cannot read an earlier run's last regular-expression match", async () => {
+    expect(await run('return /secret-(\\d+)/.exec(input.text)[1]', { text: 'secret-1234' })).toBe('1234');
+    // V8 keeps the last match on the RegExp constructor (RegExp.$1, RegExp.input): removed here.
+    expect(await run('return [typeof RegExp.$1, typeof RegExp.input, typeof RegExp.lastMatch]', {})).toEqual([
+      'undefined',
+      'undefined',
+      'undefined',
+    ]);
+  });
+
+  test('every object reachable from the global object or through syntax is frozen', async () => {
+    // Independent of how the realm is frozen: walks prototypes, property values and accessors
+    // from the global object and from the intrinsics that only syntax or results reach.
+    const walk = `
+      const fresh = [async function () {}, function* () {}, async function* () {}, [][Symbol.iterator](),
+        new Map()[Symbol.iterator](), new Set()[Symbol.iterator](), ''[Symbol.iterator](), /a/g[Symbol.matchAll]('a'),
+        new Intl.Segmenter().segment('a'),
+        new Intl.Segmenter().segment('a')[Symbol.iterator](), (function () { return arguments; })(),
+        typeof Iterator === 'function' ? [].values().map((x) => x) : {},
+        typeof Iterator === 'function' ? Iterator.from({ next() { return { done: true }; } }) : {}];
+      const thrower = Object.getOwnPropertyDescriptor((function () { 'use strict'; return arguments; })(), 'callee').get;
+      const pending = [[globalThis, 'globalThis'], [thrower, '%ThrowTypeError%'],
+        ...fresh.map((value, i) => [Object.getPrototypeOf(value), 'prototype of fresh value ' + i])];
+      const seen = new Set();
+      const open = [];
+      while (pending.length > 0) {
+        const [value, where] = pending.pop();
+        if ((typeof value !== 'object' && typeof value !== 'function') || value === null || seen.has(value)) continue;
+        seen.add(value);
+        if (!Object.isFrozen(value)) open.push(where);
+        pending.push([Object.getPrototypeOf(value), where + '.__proto__']);
+        for (const key of Reflect.ownKeys(value)) {
+          const d = Object.getOwnPropertyDescriptor(value, key);
+          for (const part of ['value', 'get', 'set']) if (d[part] !== undefined) pending.push([d[part], where + '.' + String(key)]);
+        }
+      }
+      return { open, seen: seen.size };`;
+    const { open, seen } = (await run(walk, {})) as { open: string[]; seen: number };
+    expect(open).toEqual([]);
+    expect(seen).toBeGreaterThan(500);
+  });
+
+  test('code that shadows a frozen built-in on its own objects still works', async () => {
+    const code = `
+      const money = { amount: 5 };
+      money.toString = function () { return this.amount + ' EUR'; };
+      class LimitError extends Error { constructor(message) { super(message); this.name = 'LimitError'; } }
+      const error = new LimitError('over');
+      let input = 'shadowed';
+      return [String(money), error.name, error.message, error instanceof Error, input];`;
+    expect(await run(code, {})).toEqual(['5 EUR', 'LimitError', 'over', true, 'shadowed']);
+  });
+
+  test("code cannot close its function to reach the realm's top level", async () => {
+    // A declaration there would outlive the run; Function parses the body on its own.
+    await expect(run('})(); let leaked = 1; (function () {', {})).rejects.toThrow(/does not compile/);
+    // Closing the inner function lands in the strict outer one, with no more reach than before.
+    await expect(run('}, leaked = 1, async function () {', {})).rejects.toThrow(/ReferenceError: leaked/);
   });
 
   test('a script that loops forever is stopped and the sandbox stays healthy', async () => {
@@ -123,13 +198,18 @@ describe('script node (isolated-vm)', () => {
   });
 
   test('constructor tricks reach nothing of the host', async () => {
-    // Each probe is called: a Function built by a constructor runs, and must still see no host.
-    const escape = `return [
-      ({}).constructor.constructor("return typeof process + typeof require")(),
-      await (async function () {}).constructor("return typeof process + typeof require")(),
-      typeof input.constructor.constructor("return this")().process,
-    ];`;
-    expect(await run(escape, {})).toEqual(['undefinedundefined', 'undefinedundefined', 'undefined']);
+    // The constructors reached through a function's prototype are inert in the frozen realm; the
+    // global Function still builds functions, and they see no host either.
+    for (const trick of [
+      '({}).constructor.constructor',
+      '(async function () {}).constructor',
+      'input.constructor.constructor',
+    ]) {
+      await expect(run(`return ${trick}("return 1")()`, {})).rejects.toThrow(/not a valid constructor/);
+    }
+    const escape = `return [Function("return typeof process + typeof require")(), typeof Function("return this")().process,
+      typeof (0, eval)("this").process];`;
+    expect(await run(escape, {})).toEqual(['undefinedundefined', 'undefined', 'undefined']);
   });
 
   test('a syntax error is reported as a node error', async () => {

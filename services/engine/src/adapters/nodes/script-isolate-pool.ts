@@ -1,11 +1,15 @@
 import ivm from 'isolated-vm';
+import type { FrozenRealm } from './frozen-realm.js';
 import { ScriptError } from './script-error.js';
 
 export interface WarmIsolate {
   isolate: ivm.Isolate;
   /** Its heap limit: the largest memoryMb its organization asked for. */
   memoryMb: number;
-  scripts: Map<string, Promise<ivm.Script>>;
+  /** Its one realm, frozen, shared by its runs (created by the first run). */
+  realm?: Promise<FrozenRealm>;
+  /** Compiled scripts by code, in that realm. */
+  scripts: Map<string, Promise<ivm.Reference>>;
   /** Set when a runaway script got the isolate discarded: its other runs were stopped for that. */
   resetByRunaway?: boolean;
   /** Deadline (ms since epoch) of each run whose code is running on this isolate. */

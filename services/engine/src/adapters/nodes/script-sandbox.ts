@@ -1,4 +1,5 @@
-import ivm from 'isolated-vm';
+import type ivm from 'isolated-vm';
+import { createFrozenRealm, OVERSIZE_MARK, type FrozenRealm } from './frozen-realm.js';
 import { ScriptError } from './script-error.js';
 import { AbortableSemaphore } from './abortable-semaphore.js';
 import { DEFAULT_ISOLATE_LIMITS, IsolatePool, type IsolateLimits, type WarmIsolate } from './script-isolate-pool.js';
@@ -11,9 +12,9 @@ export { ScriptError };
 /**
  * JavaScript sandboxes on isolated-vm. One warm isolate per organization, within the engine's
  * isolate and memory limits (IsolatePool), so a runaway script hurts only its own organization;
- * a fresh context for every run (so nothing leaks between runs), and compiled scripts cached per
- * isolate. A fresh context has no require, fs, process, timers or network: only `input` and the
- * language itself.
+ * in it one frozen realm (FrozenRealm: nothing a run does or holds reaches a later run), and
+ * compiled scripts cached per isolate. The realm has no require, fs, process, timers or network:
+ * only `input` and the language itself.
  */
 
 export interface ScriptRun {
@@ -50,8 +51,6 @@ const MAX_CACHED_SCRIPTS = 500;
 const SPIN_CHECK_MS = 25;
 /** Default largest script result, as JSON text (WEFT_SCRIPT_OUTPUT_MAX_BYTES): it is stored in the execution's events. */
 export const MAX_SCRIPT_OUTPUT_CHARS = 16 * 1024 * 1024;
-/** Thrown inside the isolate, so an oversize result never reaches the host heap. */
-const OVERSIZE_MARK = 'weft: script result too large';
 
 const parseOutput = (text: unknown): unknown => {
   if (typeof text !== 'string') throw new ScriptError('script result is not JSON');
@@ -114,7 +113,6 @@ export class ScriptSandbox {
     const slot = { deadline: this.timers.now() + timeoutMs };
     let executing = false;
     let settled = false;
-    let context: ivm.Context | undefined;
     let timer: SandboxTimer | undefined;
     let onAbort: (() => void) | undefined;
     // The organization's turn to set up (see `turns`): given back once the code is queued, or when
@@ -150,11 +148,8 @@ export class ScriptSandbox {
       if (settled) return void releaseTurn();
       for (let attempt = 0; ; attempt++) {
         try {
-          const script = await this.compile(warm, code);
-          const created = await warm.isolate.createContext();
-          if (settled) return void created.release();
-          context = created;
-          await created.global.set('input', new ivm.ExternalCopy(input ?? null).copyInto());
+          const realm = await this.realmOf(warm);
+          const script = await this.compile(warm, realm, code, Math.max(1, slot.deadline - this.timers.now()));
           if (settled) return undefined;
           executing = true;
           const on = warm;
@@ -163,20 +158,18 @@ export class ScriptSandbox {
             // The isolate's own timeout covers synchronous code, from when it starts: only what is
             // left of this run's time, so code that starts late still stops before the guard
             // (which would discard the isolate). The guard also covers code after an await.
-            const result = script.run(created, {
-              timeout: Math.max(1, slot.deadline - this.timers.now()),
-              promise: true,
-              copy: true,
+            const result = realm.run(script, input, {
+              timeoutMs: Math.max(1, slot.deadline - this.timers.now()),
+              maxChars: this.maxOutputChars,
             });
             releaseTurn();
-            return (await result) as unknown;
+            return await result;
           } finally {
             on.executing.delete(slot);
           }
         } catch (error) {
           // Queued behind a runaway whose isolate was discarded: start again on a fresh one.
           if (executing || settled || attempt > 0 || !warm.isolate.isDisposed) throw error;
-          context = undefined;
           this.pool.release(warm);
           warm = this.pool.acquire(organizationId, memoryMb);
         }
@@ -195,7 +188,6 @@ export class ScriptSandbox {
       warm.executing.delete(slot);
       if (timer) this.timers.clearTimeout(timer);
       if (onAbort) signal?.removeEventListener('abort', onAbort);
-      if (context && !warm.isolate.isDisposed) context.release();
       this.pool.release(warm);
     }
   }
@@ -211,16 +203,25 @@ export class ScriptSandbox {
     return turns;
   }
 
+  /** The isolate's frozen realm, made by its first run; a failed attempt is not kept. */
+  private realmOf(warm: WarmIsolate): Promise<FrozenRealm> {
+    warm.realm ??= createFrozenRealm(warm.isolate).catch((error: unknown) => {
+      warm.realm = undefined;
+      throw error;
+    });
+    return warm.realm;
+  }
+
   /** Asynchronous: a synchronous compile would block the host's event loop while a runaway holds the isolate. */
-  private compile(warm: WarmIsolate, code: string): Promise<ivm.Script> {
+  private compile(warm: WarmIsolate, realm: FrozenRealm, code: string, timeoutMs: number): Promise<ivm.Reference> {
     let script = warm.scripts.get(code);
     if (!script) {
-      // The result leaves the isolate as JSON text: only what JSON holds can become event data.
-      // The size check runs in the isolate: an oversize result is never copied out.
-      const source = `(async function () { "use strict";\n${code}\n})().then((result) => { const json = JSON.stringify(result === undefined ? null : result) ?? "null"; if (json.length > ${this.maxOutputChars}) throw new Error("${OVERSIZE_MARK} (" + json.length + " characters)"); return json; })`;
-      script = warm.isolate.compileScript(source).catch((error: unknown) => {
+      script = realm.compile(code, timeoutMs).catch((error: unknown) => {
         warm.scripts.delete(code);
-        throw new ScriptError(`script does not compile: ${error instanceof Error ? error.message : String(error)}`);
+        const message = error instanceof Error ? error.message : String(error);
+        // A timeout or a lost isolate is the run's to explain; anything else is the code's own.
+        if (warm.isolate.isDisposed || /timed out/i.test(message)) throw error;
+        throw new ScriptError(`script does not compile: ${message}`);
       });
       if (warm.scripts.size >= MAX_CACHED_SCRIPTS) warm.scripts.clear();
       warm.scripts.set(code, script);
