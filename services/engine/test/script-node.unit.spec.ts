@@ -49,6 +49,12 @@ describe('script node (isolated-vm)', () => {
     expect(await run(probe, {})).toEqual(['undefined', null, '[object Object]', '1', null, null]);
   });
 
+  test('the frozen realm adds no globals of its own', async () => {
+    const probe = `return ['lockdown', 'harden', 'Compartment', 'assert', 'repairIntrinsics', 'getStackString']
+      .map((name) => typeof globalThis[name]).concat(Object.getOwnPropertySymbols(globalThis).length);`;
+    expect(await run(probe, {})).toEqual([...Array(6).fill('undefined'), 0]); // a bare V8 global has no symbol keys
+  });
+
   test("a later run cannot read an earlier run's last regular-expression match", async () => {
     expect(await run('return /secret-(\\d+)/.exec(input.text)[1]', { text: 'secret-1234' })).toBe('1234');
     // V8 keeps the last match on the RegExp constructor (RegExp.$1, RegExp.input): removed here.

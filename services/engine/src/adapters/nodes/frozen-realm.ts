@@ -42,14 +42,16 @@ let sesCodeCache: { cachedData?: ivm.ExternalCopy<ArrayBuffer>; produceCachedDat
 /**
  * Runs in the fresh realm after SES's bundle. Locale, console and eval are left as the language
  * has them (nothing of the host is reachable: eval and Function only see the frozen globals);
- * errors keep their messages, which is all a failed run reports. SES's own globals go before the
- * global object is frozen. Returns [compile, run], reachable only through the host's references.
+ * errors keep their messages, which is all a failed run reports. The globals SES added (lockdown,
+ * harden, Compartment, assert, ...) go before the global object is frozen. Returns
+ * [compile, run], reachable only through the host's references.
  */
-const FREEZE_AND_ENTRY_POINTS = `(function () {
+const FREEZE_AND_ENTRY_POINTS = `(function (globalsBeforeSes) {
   "use strict";
   lockdown({ errorTaming: "safe", overrideTaming: "moderate", localeTaming: "unsafe", consoleTaming: "unsafe", evalTaming: "unsafe-eval" });
   const harden = globalThis.harden;
-  for (const name of ["lockdown", "repairIntrinsics", "harden", "Compartment", "assert"]) delete globalThis[name];
+  const before = new Set(globalsBeforeSes);
+  for (const key of Reflect.ownKeys(globalThis)) if (!before.has(key)) delete globalThis[key];
   harden(globalThis);
   // ECMA-402's hidden intrinsics, which SES does not reach: Intl.Segmenter's segments and their iterator.
   const segments = new Intl.Segmenter().segment("");
@@ -63,7 +65,7 @@ const FREEZE_AND_ENTRY_POINTS = `(function () {
     return json;
   });
   return [compile, run];
-})()`;
+})`;
 
 /**
  * A frozen realm on `isolate`. `code` becomes the body of an async function inside a strict outer
@@ -73,6 +75,7 @@ const FREEZE_AND_ENTRY_POINTS = `(function () {
  */
 export const createFrozenRealm = async (isolate: ivm.Isolate): Promise<FrozenRealm> => {
   const context = await isolate.createContext();
+  const globalsBeforeSes: ivm.Reference = await context.eval('Reflect.ownKeys(globalThis)', { reference: true });
   // compileScript's declared type leaves out the cached data it sets (isolated-vm's CachedDataResult).
   const ses: ivm.Script & ivm.CachedDataResult = await isolate.compileScript(sesBundle(), {
     filename: 'ses.umd.min.js',
@@ -80,10 +83,13 @@ export const createFrozenRealm = async (isolate: ivm.Isolate): Promise<FrozenRea
   });
   if (!sesCodeCache.cachedData && ses.cachedData) sesCodeCache = { cachedData: ses.cachedData };
   await ses.run(context);
-  const entryPoints: ivm.Reference = await context.eval(FREEZE_AND_ENTRY_POINTS, { reference: true });
+  const freeze: ivm.Reference = await context.eval(FREEZE_AND_ENTRY_POINTS, { reference: true });
+  const entryPoints: ivm.Reference = await freeze.apply(undefined, [globalsBeforeSes.derefInto()], {
+    result: { reference: true },
+  });
   const compileRef: ivm.Reference = await entryPoints.get(0, { reference: true });
   const runRef: ivm.Reference = await entryPoints.get(1, { reference: true });
-  entryPoints.release();
+  for (const done of [globalsBeforeSes, freeze, entryPoints]) done.release();
   return {
     compile: (code, timeoutMs) =>
       compileRef.apply(undefined, [code], {
