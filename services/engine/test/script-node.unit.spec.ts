@@ -1,4 +1,6 @@
 import type { ScriptNodeConfig } from '@weft/contracts';
+import { runInNewContext } from 'node:vm';
+import { CHACHA_RANDOM } from '../src/adapters/nodes/frozen-realm.js';
 import { ScriptSandbox } from '../src/adapters/nodes/script-sandbox.js';
 import { scriptNodeExecutor } from '../src/adapters/nodes/script-node.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
@@ -97,15 +99,62 @@ describe('script node (isolated-vm)', () => {
     expect(seen).toBeGreaterThan(500);
   });
 
+  test('nothing that outlives a run is in the realm: no finalizers, weak refs, WebAssembly or async waits', async () => {
+    // Each could keep a value, or run code, after its run: SES's own stack-trace hook kept any value
+    // under a frozen built-in as key, and WebAssembly memory is outside the isolate's limit.
+    const probe = `return [typeof FinalizationRegistry, typeof WeakRef, typeof WebAssembly, typeof Atomics.waitAsync,
+      typeof Error.prepareStackTrace, typeof Error.captureStackTrace];`;
+    expect(await run(probe, {})).toEqual(['undefined', 'undefined', 'undefined', 'undefined', 'undefined', 'function']);
+  });
+
+  test("Math.random is ChaCha20 under the host's key: one run's numbers do not give away another's", async () => {
+    // RFC 8439, A.1, test vector 1: the all-zero key and nonce, block 0 starts 76 b8 e0 ad a0 f1 3d 90.
+    const chacha = runInNewContext(`(${CHACHA_RANDOM})`) as (key: number[]) => () => number;
+    const random = chacha(new Array<number>(8).fill(0));
+    expect(random()).toBe(((0xade0b876 >>> 5) * 67108864 + (0x903df1a0 >>> 6)) / 2 ** 53);
+    const draws = (await run('return Array.from({ length: 1000 }, () => Math.random())', {})) as number[];
+    expect(draws.every((value) => value >= 0 && value < 1)).toBe(true);
+    expect(new Set(draws).size).toBe(1000);
+    // A new isolate (another organization) gets another key.
+    const other = (await sandbox.run({
+      organizationId: crypto.randomUUID(),
+      code: 'return Array.from({ length: 1000 }, () => Math.random())',
+      input: {},
+      timeoutMs: 1000,
+      memoryMb: 32,
+    })) as number[];
+    expect(other.filter((value) => draws.includes(value))).toEqual([]);
+  });
+
+  test('a result handed over through a thenable is measured too', async () => {
+    const own = new ScriptSandbox({ maxOutputChars: 1000 });
+    try {
+      const code = '} && (() => ({ then: (resolve) => resolve("x".repeat(5000)) })) || async function () {';
+      await expect(own.run({ organizationId: org, code, input: {}, timeoutMs: 1000, memoryMb: 32 })).rejects.toThrow(
+        'script result is larger than 1000 characters of JSON',
+      );
+    } finally {
+      own.dispose();
+    }
+  });
+
+  test('constructors are the global ones, as in a fresh realm', async () => {
+    const probe = `return [new Date().constructor === Date, /a/.constructor === RegExp, new Error('x').constructor === Error,
+      Object.getPrototypeOf(TypeError) === Error, new TypeError('x') instanceof Error, typeof new Date().constructor.now()];`;
+    expect(await run(probe, {})).toEqual([true, true, true, true, true, 'number']);
+  });
+
   test('code that shadows a frozen built-in on its own objects still works', async () => {
     const code = `
       const money = { amount: 5 };
       money.toString = function () { return this.amount + ' EUR'; };
       class LimitError extends Error { constructor(message) { super(message); this.name = 'LimitError'; } }
       const error = new LimitError('over');
+      const counts = {};
+      for (const word of ['constructor', 'hasOwnProperty', 'toString', 'valueOf']) counts[word] = (counts[word] ?? 0) + 1;
       let input = 'shadowed';
-      return [String(money), error.name, error.message, error instanceof Error, input];`;
-    expect(await run(code, {})).toEqual(['5 EUR', 'LimitError', 'over', true, 'shadowed']);
+      return [String(money), error.name, error.message, error instanceof Error, Object.keys(counts).length, input];`;
+    expect(await run(code, {})).toEqual(['5 EUR', 'LimitError', 'over', true, 4, 'shadowed']);
   });
 
   test("code cannot close its function to reach the realm's top level", async () => {

@@ -40,18 +40,79 @@ let sesCodeCache: { cachedData?: ivm.ExternalCopy<ArrayBuffer>; produceCachedDat
 };
 
 /**
- * Runs in the fresh realm after SES's bundle. Locale, console and eval are left as the language
- * has them (nothing of the host is reachable: eval and Function only see the frozen globals);
- * errors keep their messages, which is all a failed run reports. The globals SES added (lockdown,
- * harden, Compartment, assert, ...) go before the global object is frozen. Returns
- * [compile, run], reachable only through the host's references.
+ * `Math.random` for the realm (serialized into it): ChaCha20 (RFC 8439, 20 rounds) in counter mode
+ * under a 256-bit key from the host; 53 bits of two output words per number. Its outputs do not
+ * give its state away, unlike V8's xorshift128+.
  */
-const FREEZE_AND_ENTRY_POINTS = `(function (globalsBeforeSes) {
+export const CHACHA_RANDOM = `function (key) {
+  const state = new Uint32Array(16);
+  state.set([0x61707865, 0x3320646e, 0x79622d32, 0x6b206574]);
+  state.set(key, 4);
+  const words = new Uint32Array(16);
+  const x = new Uint32Array(16);
+  let next = 16;
+  const quarter = (a, b, c, d) => {
+    x[a] += x[b]; x[d] ^= x[a]; x[d] = (x[d] << 16) | (x[d] >>> 16);
+    x[c] += x[d]; x[b] ^= x[c]; x[b] = (x[b] << 12) | (x[b] >>> 20);
+    x[a] += x[b]; x[d] ^= x[a]; x[d] = (x[d] << 8) | (x[d] >>> 24);
+    x[c] += x[d]; x[b] ^= x[c]; x[b] = (x[b] << 7) | (x[b] >>> 25);
+  };
+  const block = () => {
+    x.set(state);
+    for (let round = 0; round < 10; round++) {
+      quarter(0, 4, 8, 12); quarter(1, 5, 9, 13); quarter(2, 6, 10, 14); quarter(3, 7, 11, 15);
+      quarter(0, 5, 10, 15); quarter(1, 6, 11, 12); quarter(2, 7, 8, 13); quarter(3, 4, 9, 14);
+    }
+    for (let i = 0; i < 16; i++) words[i] = x[i] + state[i];
+    state[12] += 1;
+    if (state[12] === 0) state[13] += 1;
+    next = 0;
+  };
+  return function random() {
+    if (next > 14) block();
+    const high = words[next++] >>> 5;
+    const low = words[next++] >>> 6;
+    return (high * 67108864 + low) / 9007199254740992;
+  };
+}`;
+
+/**
+ * Runs in the fresh realm after SES's bundle, with the globals it found there and 32 random bytes
+ * of the host. Between SES's repairs and its freezing:
+ * - what could keep a value, or run code, beyond the run that made it goes: SES's
+ *   `Error.prepareStackTrace` (a WeakMap of its own, keyed by any object, frozen built-ins
+ *   included), `FinalizationRegistry` and `WeakRef` (callbacks and targets outside any run),
+ *   `Atomics.waitAsync` (never settles here), and `WebAssembly` (its memory is outside the
+ *   isolate's limit, and its compiles finish outside any run);
+ * - `Math.random` draws from ChaCha20 keyed by the host's randomness: V8's own generator is
+ *   shared by the realm and its state can be recovered from a few dozen outputs, so one run could
+ *   predict another's values;
+ * - the prototypes' `constructor` of Date, RegExp and Error (and the Error types' parent) are the
+ *   global ones again: SES gives them a second, "shared" constructor meant for compartments, which
+ *   made `new Date().constructor === Date` false.
+ * Override taming "severe" keeps every assignment that shadows a built-in property on one's own
+ * object working (`counts["constructor"] = 1`, `arr.map = ...`), as without freezing. Locale,
+ * console and eval stay as the language has them (eval and Function see only the frozen globals);
+ * errors keep their messages, which is all a failed run reports. The globals SES added go before
+ * the global object is frozen. Returns [compile, run], reachable only through the host's references.
+ */
+const FREEZE_AND_ENTRY_POINTS = `(function (globalsBeforeSes, key) {
   "use strict";
-  lockdown({ errorTaming: "safe", overrideTaming: "moderate", localeTaming: "unsafe", consoleTaming: "unsafe", evalTaming: "unsafe-eval" });
+  repairIntrinsics({ errorTaming: "safe", overrideTaming: "severe", localeTaming: "unsafe", consoleTaming: "unsafe", evalTaming: "unsafe-eval" });
+  delete Error.prepareStackTrace;
+  delete Atomics.waitAsync;
+  for (const name of ["FinalizationRegistry", "WeakRef", "WebAssembly"]) delete globalThis[name];
+  for (const [type, original] of [[Date, Date], [RegExp, RegExp], [Error, Error]]) {
+    Object.defineProperty(type.prototype, "constructor", { value: original, writable: true, enumerable: false, configurable: true });
+  }
+  for (const type of [EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError, AggregateError]) {
+    Object.setPrototypeOf(type, Error);
+  }
+  Math.random = (${CHACHA_RANDOM})(key);
+  globalThis.hardenIntrinsics();
   const harden = globalThis.harden;
   const before = new Set(globalsBeforeSes);
-  for (const key of Reflect.ownKeys(globalThis)) if (!before.has(key)) delete globalThis[key];
+  for (const name of Reflect.ownKeys(globalThis)) if (!before.has(name)) delete globalThis[name];
   harden(globalThis);
   // ECMA-402's hidden intrinsics, which SES does not reach: Intl.Segmenter's segments and their iterator.
   const segments = new Intl.Segmenter().segment("");
@@ -59,11 +120,13 @@ const FREEZE_AND_ENTRY_POINTS = `(function (globalsBeforeSes) {
   harden(Object.getPrototypeOf(segments[Symbol.iterator]()));
   const stringify = JSON.stringify;
   const compile = (code) => new Function("input", '"use strict"; return async function () {\\n' + code + '\\n};');
-  const run = (script, input, maxChars) => script(input)().then((result) => {
+  // Awaited before the size check: whatever the code returns (a thenable too) is measured.
+  const run = async (script, input, maxChars) => {
+    const result = await script(input)();
     const json = stringify(result === undefined ? null : result) ?? "null";
     if (json.length > maxChars) throw new Error(${JSON.stringify(OVERSIZE_MARK)} + " (" + json.length + " characters)");
     return json;
-  });
+  };
   return [compile, run];
 })`;
 
@@ -84,7 +147,8 @@ export const createFrozenRealm = async (isolate: ivm.Isolate): Promise<FrozenRea
   if (!sesCodeCache.cachedData && ses.cachedData) sesCodeCache = { cachedData: ses.cachedData };
   await ses.run(context);
   const freeze: ivm.Reference = await context.eval(FREEZE_AND_ENTRY_POINTS, { reference: true });
-  const entryPoints: ivm.Reference = await freeze.apply(undefined, [globalsBeforeSes.derefInto()], {
+  const key = new ivm.ExternalCopy([...crypto.getRandomValues(new Uint32Array(8))]).copyInto();
+  const entryPoints: ivm.Reference = await freeze.apply(undefined, [globalsBeforeSes.derefInto(), key], {
     result: { reference: true },
   });
   const compileRef: ivm.Reference = await entryPoints.get(0, { reference: true });

@@ -52,8 +52,10 @@ const SPIN_CHECK_MS = 25;
 /** Default largest script result, as JSON text (WEFT_SCRIPT_OUTPUT_MAX_BYTES): it is stored in the execution's events. */
 export const MAX_SCRIPT_OUTPUT_CHARS = 16 * 1024 * 1024;
 
-const parseOutput = (text: unknown): unknown => {
+/** The realm checks the size before the result leaves it; checked again here, before parsing. */
+const parseOutput = (text: unknown, maxChars: number): unknown => {
   if (typeof text !== 'string') throw new ScriptError('script result is not JSON');
+  if (text.length > maxChars) throw new Error(`${OVERSIZE_MARK} (${text.length} characters)`);
   return JSON.parse(text) as unknown;
 };
 
@@ -177,7 +179,7 @@ export class ScriptSandbox {
     })();
     running.catch(() => undefined);
     try {
-      return parseOutput(await Promise.race([running, guard]));
+      return parseOutput(await Promise.race([running, guard]), this.maxOutputChars);
     } catch (error) {
       throw this.explain(error, warm, timeoutMs, memoryMb);
     } finally {
