@@ -213,6 +213,32 @@ describe('script node (isolated-vm)', () => {
     }
   });
 
+  test('a run that reaches the isolate while a runaway is being checked runs again on a fresh isolate', async () => {
+    const timers = new ManualTimers();
+    const own = new ScriptSandbox({ timers });
+    try {
+      const start = (code: string, timeoutMs: number) => {
+        const result = own.run({ organizationId: org, code, input: {}, timeoutMs, memoryMb: 32 });
+        result.catch(() => undefined);
+        return result;
+      };
+      // Compiled before: the later run goes straight onto the isolate, behind the runaway.
+      expect(await start('return 42', 1000)).toBe(42);
+      const runaway = start('while (true) {}', 60_000);
+      await waitUntil(() => own.runningScripts === 1);
+      timers.advance(60_050);
+      await expect(runaway).rejects.toThrow(/timed out after 60000 ms/);
+      timers.advance(1); // the spin check starts sampling the isolate's CPU time
+      const next = start('return 42', 1000);
+      await waitUntil(() => own.runningScripts === 1);
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the runaway spins meanwhile
+      timers.advance(25);
+      expect(await next).toBe(42);
+    } finally {
+      own.dispose();
+    }
+  });
+
   test('a script that allocates without bound is stopped and the sandbox stays healthy', async () => {
     const bomb = 'const a = []; while (true) { a.push(new Array(100000).fill("x")); }';
     await expect(run(bomb, {}, { memoryMb: 16, timeoutMs: 10000 })).rejects.toThrow(/memory limit of 16 MB/);

@@ -2,6 +2,13 @@ import ivm from 'isolated-vm';
 import type { FrozenRealm } from './frozen-realm.js';
 import { ScriptError } from './script-error.js';
 
+export interface ExecutingRun {
+  /** When its time is up (ms, the sandbox's clock). */
+  deadline: number;
+  /** Set when its isolate is discarded for a runaway it was queued behind: it runs again on a fresh one. */
+  requeue?: boolean;
+}
+
 export interface WarmIsolate {
   isolate: ivm.Isolate;
   /** Its heap limit: the largest memoryMb its organization asked for. */
@@ -12,8 +19,8 @@ export interface WarmIsolate {
   scripts: Map<string, Promise<ivm.Reference>>;
   /** Set when a runaway script got the isolate discarded: its other runs were stopped for that. */
   resetByRunaway?: boolean;
-  /** Deadline (ms since epoch) of each run whose code is running on this isolate. */
-  executing: Set<{ deadline: number }>;
+  /** Each run whose code is queued or running on this isolate. */
+  executing: Set<ExecutingRun>;
   /** Runs holding it (queued or running): an isolate in use is never evicted. */
   users: number;
   /** Its memory no longer counts against the budget. */

@@ -2,7 +2,13 @@ import type ivm from 'isolated-vm';
 import { createFrozenRealm, OVERSIZE_MARK, type FrozenRealm } from './frozen-realm.js';
 import { ScriptError } from './script-error.js';
 import { AbortableSemaphore } from './abortable-semaphore.js';
-import { DEFAULT_ISOLATE_LIMITS, IsolatePool, type IsolateLimits, type WarmIsolate } from './script-isolate-pool.js';
+import {
+  DEFAULT_ISOLATE_LIMITS,
+  IsolatePool,
+  type ExecutingRun,
+  type IsolateLimits,
+  type WarmIsolate,
+} from './script-isolate-pool.js';
 
 /** Why a run's wait for its turn ends when the run settled (see `run`). */
 const RUN_SETTLED = Symbol('run settled');
@@ -112,7 +118,7 @@ export class ScriptSandbox {
 
   async run({ organizationId, code, input, timeoutMs, memoryMb, signal }: ScriptRun): Promise<unknown> {
     let warm = this.pool.acquire(organizationId, memoryMb);
-    const slot = { deadline: this.timers.now() + timeoutMs };
+    const slot: ExecutingRun = { deadline: this.timers.now() + timeoutMs };
     let executing = false;
     let settled = false;
     let timer: SandboxTimer | undefined;
@@ -170,8 +176,13 @@ export class ScriptSandbox {
             on.executing.delete(slot);
           }
         } catch (error) {
-          // Queued behind a runaway whose isolate was discarded: start again on a fresh one.
-          if (executing || settled || attempt > 0 || !warm.isolate.isDisposed) throw error;
+          // Queued behind a runaway whose isolate was discarded: start again on a fresh one. Code
+          // queued there only during the spin check may have run in part; a script has no effect
+          // outside its isolate, so running it again is safe.
+          const requeued = slot.requeue === true;
+          slot.requeue = false;
+          if ((executing && !requeued) || settled || attempt > 0 || !warm.isolate.isDisposed) throw error;
+          executing = false;
           this.pool.release(warm);
           warm = this.pool.acquire(organizationId, memoryMb);
         }
@@ -246,9 +257,12 @@ export class ScriptSandbox {
       return;
     }
     const before = warm.isolate.cpuTime;
+    const queuedBefore = new Set(warm.executing);
     this.timers
       .setTimeout(() => {
         if (warm.isolate.isDisposed || warm.isolate.cpuTime <= before) return;
+        // Runs that reached the isolate during the check are not what spun (or are behind it): again on a fresh one.
+        for (const run of warm.executing) if (!queuedBefore.has(run)) run.requeue = true;
         warm.resetByRunaway = true;
         this.pool.discard(warm);
       }, SPIN_CHECK_MS)
