@@ -119,7 +119,7 @@ describe.each(modes)('execution statistics are a projected read model (%s)', (mo
       ['Second', 1],
     ]);
     expect(before.failure_breakdown.by_error.find((e) => e.error_message?.endsWith(' end'))?.error_message).toBe(
-      `Check: script failed: Error: ${'x'.repeat(700)} end`,
+      `Check: script failed: ${'x'.repeat(700)} end`,
     );
     const tables = await statsTables(harness.store.db, [process.id]);
     expect(tables.engine_execution_failed_nodes).toHaveLength(2);

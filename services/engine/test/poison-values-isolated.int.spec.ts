@@ -99,7 +99,7 @@ describe.each(modes)('values the database cannot store (%s)', (mode) => {
     );
     const record = (await run(process.id, {})).body as ExecutionRecord;
     expect(record.status).toBe('failed');
-    expect(record.error_message).toBe('Boom: script failed: Error: bad\ufffdbyte \ufffd here');
+    expect(record.error_message).toBe('Boom: script failed: bad\ufffdbyte \ufffd here');
     expect(record.node_states.find((s) => s.node_name === 'Boom')?.error).toContain('bad\ufffdbyte \ufffd here');
   });
 

@@ -23,6 +23,8 @@ export interface FrozenRealm {
 
 /** Thrown inside the isolate, so an oversize result never reaches the host heap. */
 export const OVERSIZE_MARK = 'weft: script result too large';
+/** Longest error message a failed run hands the host (the rest is cut inside the isolate). */
+export const MAX_ERROR_MESSAGE_CHARS = 16 * 1024;
 
 let sesSource: string | undefined;
 /** SES's self-contained browser bundle: one script, no imports, defines `lockdown` and `harden`. */
@@ -98,17 +100,45 @@ export const CHACHA_RANDOM = `function (key) {
  */
 const FREEZE_AND_ENTRY_POINTS = `(function (globalsBeforeSes, key) {
   "use strict";
-  repairIntrinsics({ errorTaming: "safe", overrideTaming: "severe", localeTaming: "unsafe", consoleTaming: "unsafe", evalTaming: "unsafe-eval" });
+  repairIntrinsics({ errorTaming: "safe", overrideTaming: "min", localeTaming: "unsafe", consoleTaming: "unsafe", evalTaming: "unsafe-eval" });
   delete Error.prepareStackTrace;
   delete Atomics.waitAsync;
   for (const name of ["FinalizationRegistry", "WeakRef", "WebAssembly"]) delete globalThis[name];
+  // V8's own Error, still the parent of the error types SES does not know (SuppressedError): its
+  // prepareStackTrace is SES's hook, which keeps its arguments in a WeakMap under any key.
+  const feralError = Object.getPrototypeOf(SuppressedError);
+  feralError.prepareStackTrace = function prepareStackTrace() { return ""; };
+  Object.freeze(feralError);
+  Object.defineProperty(Error, "stackTraceLimit", { get() { return 10; }, set() {}, enumerable: false, configurable: true });
   for (const [type, original] of [[Date, Date], [RegExp, RegExp], [Error, Error]]) {
     Object.defineProperty(type.prototype, "constructor", { value: original, writable: true, enumerable: false, configurable: true });
   }
-  for (const type of [EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError, AggregateError]) {
-    Object.setPrototypeOf(type, Error);
-  }
+  const errorTypes = [EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError, AggregateError, SuppressedError];
+  for (const type of errorTypes) Object.setPrototypeOf(type, Error);
   Math.random = (${CHACHA_RANDOM})(key);
+  // Assignments that shadow these on one's own object keep working once they are frozen (SES's
+  // "min" taming does Object.prototype.toString, Function.prototype.toString, Error.prototype.name).
+  // Not the collections' iterators: an accessor there takes V8's fast path off every spread.
+  const overridable = (object, key) => {
+    const described = Object.getOwnPropertyDescriptor(object, key);
+    if (!described || !("value" in described) || !described.configurable) return;
+    const value = described.value;
+    Object.defineProperty(object, key, {
+      get: function () { return value; },
+      set: function (next) {
+        if (this === object) throw new TypeError("Cannot assign to read only property '" + String(key) + "' of a built-in");
+        Object.defineProperty(this, key, { value: next, writable: true, enumerable: true, configurable: true });
+      },
+      enumerable: described.enumerable,
+      configurable: true,
+    });
+  };
+  for (const key of Reflect.ownKeys(Object.prototype)) if (key !== "toString") overridable(Object.prototype, key);
+  for (const type of [Error, ...errorTypes]) {
+    for (const key of ["constructor", "message", "name"]) if (type !== Error || key !== "name") overridable(type.prototype, key);
+  }
+  for (const key of ["constructor", "bind"]) overridable(Function.prototype, key);
+  overridable(Promise.prototype, "constructor");
   globalThis.hardenIntrinsics();
   const harden = globalThis.harden;
   const before = new Set(globalsBeforeSes);
@@ -120,10 +150,25 @@ const FREEZE_AND_ENTRY_POINTS = `(function (globalsBeforeSes, key) {
   harden(Object.getPrototypeOf(segments[Symbol.iterator]()));
   const stringify = JSON.stringify;
   const compile = (code) => new Function("input", '"use strict"; return async function () {\\n' + code + '\\n};');
+  // What a failed run reports: the message only, cut here so a huge one never reaches the host.
+  const messageOf = (error) => {
+    try {
+      const message = error !== null && typeof error === "object" ? error.message : undefined;
+      const text = typeof message === "string" ? message : String(error);
+      return text.length > ${MAX_ERROR_MESSAGE_CHARS} ? text.slice(0, ${MAX_ERROR_MESSAGE_CHARS}) + "…" : text;
+    } catch {
+      return "the script threw a value that cannot be shown";
+    }
+  };
   // Awaited before the size check: whatever the code returns (a thenable too) is measured.
   const run = async (script, input, maxChars) => {
-    const result = await script(input)();
-    const json = stringify(result === undefined ? null : result) ?? "null";
+    let json;
+    try {
+      const result = await script(input)();
+      json = stringify(result === undefined ? null : result) ?? "null";
+    } catch (error) {
+      throw new Error(messageOf(error));
+    }
     if (json.length > maxChars) throw new Error(${JSON.stringify(OVERSIZE_MARK)} + " (" + json.length + " characters)");
     return json;
   };

@@ -54,9 +54,21 @@ const realTimers: SandboxTimers = {
 };
 
 const MAX_CACHED_SCRIPTS = 500;
+/** What isolated-vm says when it stops code (7.0.1). */
+const ISOLATED_VM_MEMORY_LIMIT = 'Isolate was disposed during execution due to memory limit';
+const ISOLATED_VM_TIMEOUT = 'Script execution timed out.';
 const SPIN_CHECK_MS = 25;
 /** Default largest script result, as JSON text (WEFT_SCRIPT_OUTPUT_MAX_BYTES): it is stored in the execution's events. */
 export const MAX_SCRIPT_OUTPUT_CHARS = 16 * 1024 * 1024;
+
+/**
+ * An error's message, whichever realm made it: isolated-vm builds the errors it hands over in the
+ * process's main realm, which is not the realm of code loaded through node:vm (as tests are).
+ */
+const messageOf = (error: unknown): string => {
+  const message = typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : undefined;
+  return typeof message === 'string' ? message : String(error);
+};
 
 /** The realm checks the size before the result leaves it; checked again here, before parsing. */
 const parseOutput = (text: unknown, maxChars: number): unknown => {
@@ -138,7 +150,10 @@ export class ScriptSandbox {
       reject(reason);
       // Code this run started may still spin on the isolate's thread; a run still queued holds nothing.
       const on = warm;
-      if (executing) this.timers.setTimeout(() => this.discardIfSpinning(on), 0).unref();
+      if (!executing) return;
+      // The runs on the isolate now may be what spins; those that come later are not.
+      const suspects = new Set([...on.executing].filter((run) => run !== slot));
+      this.timers.setTimeout(() => this.discardIfSpinning(on, suspects), 0).unref();
     };
     // Armed before compiling: an isolate busy with a runaway would otherwise hold this run forever.
     const guard = new Promise<never>((_, reject) => {
@@ -177,8 +192,8 @@ export class ScriptSandbox {
           }
         } catch (error) {
           // Queued behind a runaway whose isolate was discarded: start again on a fresh one. Code
-          // queued there only during the spin check may have run in part; a script has no effect
-          // outside its isolate, so running it again is safe.
+          // that reached the isolate after the runaway was stopped may have run in part; a script
+          // has no effect outside its isolate, so running it again is safe.
           const requeued = slot.requeue === true;
           slot.requeue = false;
           if ((executing && !requeued) || settled || attempt > 0 || !warm.isolate.isDisposed) throw error;
@@ -231,9 +246,9 @@ export class ScriptSandbox {
     if (!script) {
       script = realm.compile(code, timeoutMs).catch((error: unknown) => {
         warm.scripts.delete(code);
-        const message = error instanceof Error ? error.message : String(error);
+        const message = messageOf(error);
         // A timeout or a lost isolate is the run's to explain; anything else is the code's own.
-        if (warm.isolate.isDisposed || /timed out/i.test(message)) throw error;
+        if (warm.isolate.isDisposed || message === ISOLATED_VM_TIMEOUT) throw error;
         throw new ScriptError(`script does not compile: ${message}`);
       });
       if (warm.scripts.size >= MAX_CACHED_SCRIPTS) warm.scripts.clear();
@@ -245,24 +260,25 @@ export class ScriptSandbox {
   /**
    * A script stuck on a promise that never settles holds nothing; one spinning after an await
    * holds the isolate's thread, so the isolate goes. Discarding an idle one would kill the
-   * organization's other runs for nothing.
+   * organization's other runs for nothing. `suspects` are the runs that were on the isolate when
+   * the stopped run stopped: any of them may be what burns the CPU, so the check waits until they
+   * are all past their time. Runs that came later wait behind the spin (their code cannot start);
+   * when the isolate goes they run again on a fresh one (a script has no effect outside it).
    */
-  private discardIfSpinning(warm: WarmIsolate): void {
+  private discardIfSpinning(warm: WarmIsolate, suspects: ReadonlySet<ExecutingRun>): void {
     if (warm.isolate.isDisposed) return;
-    // Runs still within their own time may be what burns the CPU: check once they all are past it.
     const now = this.timers.now();
-    const latest = Math.max(now, ...[...warm.executing].map((run) => run.deadline));
+    const stillOn = [...suspects].filter((run) => warm.executing.has(run));
+    const latest = Math.max(now, ...stillOn.map((run) => run.deadline));
     if (latest > now) {
-      this.timers.setTimeout(() => this.discardIfSpinning(warm), latest - now + 1).unref();
+      this.timers.setTimeout(() => this.discardIfSpinning(warm, suspects), latest - now + 1).unref();
       return;
     }
     const before = warm.isolate.cpuTime;
-    const queuedBefore = new Set(warm.executing);
     this.timers
       .setTimeout(() => {
         if (warm.isolate.isDisposed || warm.isolate.cpuTime <= before) return;
-        // Runs that reached the isolate during the check are not what spun (or are behind it): again on a fresh one.
-        for (const run of warm.executing) if (!queuedBefore.has(run)) run.requeue = true;
+        for (const run of warm.executing) if (!suspects.has(run)) run.requeue = true;
         warm.resetByRunaway = true;
         this.pool.discard(warm);
       }, SPIN_CHECK_MS)
@@ -271,15 +287,16 @@ export class ScriptSandbox {
 
   private explain(error: unknown, warm: WarmIsolate, timeoutMs: number, memoryMb: number): Error {
     if (error instanceof ScriptError) return error;
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     if (warm.resetByRunaway) {
       return new ScriptError(`script stopped: another script of this organization ran past its timeout`);
     }
-    if (warm.isolate.isDisposed || /memory limit/i.test(message)) {
+    // isolated-vm's own messages only: a script's error may say anything.
+    if (warm.isolate.isDisposed || message === ISOLATED_VM_MEMORY_LIMIT) {
       this.pool.discard(warm);
       return new ScriptError(`script exceeded its memory limit of ${memoryMb} MB`);
     }
-    if (/timed out/i.test(message)) return new ScriptError(`script timed out after ${timeoutMs} ms`);
+    if (message === ISOLATED_VM_TIMEOUT) return new ScriptError(`script timed out after ${timeoutMs} ms`);
     if (message.includes(OVERSIZE_MARK)) {
       return new ScriptError(
         `script result is larger than ${this.maxOutputChars} characters of JSON (WEFT_SCRIPT_OUTPUT_MAX_BYTES)`,
