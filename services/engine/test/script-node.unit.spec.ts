@@ -21,6 +21,18 @@ describe('script node (isolated-vm)', () => {
       memoryMb: extra.memoryMb ?? 32,
     });
 
+  /** A sandbox on a test clock, and runs started on it whose failures the test awaits later. */
+  const onTestClock = () => {
+    const timers = new ManualTimers();
+    const own = new ScriptSandbox({ timers });
+    const start = (code: string, timeoutMs: number) => {
+      const result = own.run({ organizationId: org, code, input: {}, timeoutMs, memoryMb: 32 });
+      result.catch(() => undefined);
+      return result;
+    };
+    return { timers, own, start };
+  };
+
   test('receives input and returns the output, async code included', async () => {
     expect(await run('return { sum: input.a + input.b }', { a: 2, b: 3 })).toEqual({ sum: 5 });
     expect(await run('const x = await Promise.resolve(7); return x * 2;', {})).toBe(14);
@@ -219,14 +231,8 @@ describe('script node (isolated-vm)', () => {
   });
 
   test("a runaway past its guard gets its isolate reset, and the organization's run waiting on it is told why", async () => {
-    const timers = new ManualTimers();
-    const own = new ScriptSandbox({ timers });
+    const { timers, own, start } = onTestClock();
     try {
-      const start = (code: string, timeoutMs: number) => {
-        const result = own.run({ organizationId: org, code, input: {}, timeoutMs, memoryMb: 32 });
-        result.catch(() => undefined);
-        return result;
-      };
       // On the isolate first, waiting (not spinning): its deadline is the later one.
       const waiting = start('await new Promise(() => {})', 120_000);
       await waitUntil(() => own.runningScripts === 1);
@@ -256,14 +262,8 @@ describe('script node (isolated-vm)', () => {
   ])(
     'a run that reaches the isolate after a runaway was stopped (%s) runs again on a fresh isolate',
     async (_, late) => {
-      const timers = new ManualTimers();
-      const own = new ScriptSandbox({ timers });
+      const { timers, own, start } = onTestClock();
       try {
-        const start = (code: string, timeoutMs: number) => {
-          const result = own.run({ organizationId: org, code, input: {}, timeoutMs, memoryMb: 32 });
-          result.catch(() => undefined);
-          return result;
-        };
         // Compiled before: the later run goes straight onto the isolate, behind the runaway.
         expect(await start('return 42', 1000)).toBe(42);
         const runaway = start('while (true) {}', 60_000);
