@@ -5,14 +5,13 @@ import path from 'node:path';
 
 /**
  * One JavaScript realm per warm isolate, shared by the runs of its organization, made safe to
- * share by freezing it (docs/decisions/0006-script-runs-share-a-frozen-realm.md): SES's
- * `lockdown()` (Hardened JavaScript, Agoric/Endo) freezes every intrinsic, the hidden ones reached
- * only through syntax included, removes RegExp's legacy statics (the last match of any run) and
- * keeps assignments that shadow a frozen inherited property working (`obj.toString = ...`,
- * `this.name = ...` in an Error subclass); then the global object itself is frozen. A run's code
- * is a function of its own, `input` is its parameter and its result goes straight back, so nothing
- * a run holds is reachable from a later run, and nothing a run does changes what a later one sees.
- * A fresh context per run cost 0.6-0.7 ms of CPU; a call into this realm about 0.1 ms.
+ * share by freezing it (docs/decisions/0006-script-runs-share-a-frozen-realm.md): SES (Hardened
+ * JavaScript, Agoric/Endo) repairs and freezes every intrinsic, the hidden ones reached only
+ * through syntax included, and removes RegExp's legacy statics (the last match of any run); what
+ * could outlive a run is removed first and the global object is frozen last. A run's code is a
+ * function of its own, `input` is its parameter and its result goes straight back, so nothing a
+ * run holds is reachable from a later run, and nothing a run does changes what a later one sees.
+ * A fresh context per run cost 0.6-0.8 ms of CPU; a call into this realm under 0.1 ms.
  */
 export interface FrozenRealm {
   /** The run function for `code` (compiled once, cached by the caller); rejects if `code` does not parse. */
@@ -91,12 +90,14 @@ export const CHACHA_RANDOM = `function (key) {
  *   predict another's values;
  * - the prototypes' `constructor` of Date, RegExp and Error (and the Error types' parent) are the
  *   global ones again: SES gives them a second, "shared" constructor meant for compartments, which
- *   made `new Date().constructor === Date` false.
- * Override taming "severe" keeps every assignment that shadows a built-in property on one's own
- * object working (`counts["constructor"] = 1`, `arr.map = ...`), as without freezing. Locale,
- * console and eval stay as the language has them (eval and Function see only the frozen globals);
- * errors keep their messages, which is all a failed run reports. The globals SES added go before
- * the global object is frozen. Returns [compile, run], reachable only through the host's references.
+ *   made `new Date().constructor === Date` false; V8's own Error, still the parent of the error
+ *   types SES does not know, loses SES's hook and goes out of reach;
+ * - assignments that shadow a property of `Object.prototype`, of the error prototypes and a few
+ *   others on one's own object (`counts["constructor"] = 1`, `this.name = ...`) keep working.
+ * Locale, console and eval stay as the language has them (eval and Function see only the frozen
+ * globals); a failed run reports its error's message only, cut to MAX_ERROR_MESSAGE_CHARS. The
+ * globals SES added go before the global object is frozen. Returns [compile, run], reachable only
+ * through the host's references.
  */
 const FREEZE_AND_ENTRY_POINTS = `(function (globalsBeforeSes, key) {
   "use strict";
