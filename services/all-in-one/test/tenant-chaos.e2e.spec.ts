@@ -263,7 +263,12 @@ describe('tenant chaos: one poisoning organization cannot hurt the others', () =
     // Healthy organizations: every run completed with the right output, each side effect once.
     for (const results of healthyResults) {
       for (const run of results) {
-        expect({ status: run.status, execution: run.body?.status }).toEqual({ status: 200, execution: 'completed' });
+        // The reason rides along only when the run did not complete, so a failure says why.
+        const error = run.body?.status === 'completed' ? undefined : (run.body?.error_message ?? run.body);
+        expect({ status: run.status, execution: run.body?.status, error }).toEqual({
+          status: 200,
+          execution: 'completed',
+        });
         expect(run.body.output_data.Out.Double).toEqual({ v: run.n * 2 });
         expect(hits.get(run.token)).toBe(1);
       }
