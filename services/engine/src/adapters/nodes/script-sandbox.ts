@@ -84,8 +84,8 @@ export class ScriptSandbox {
    * isolate at once; a run gives its turn back once its code is queued there. With a fresh context
    * per run (before docs/decisions/0006), fifty runs setting up at once on the isolate's one thread
    * cost almost twice the CPU per run of four at a time (more contexts alive for its GC, more
-   * hand-offs between threads), for fewer runs per second. The code itself holds no turn, so one awaiting a promise that never settles blocks no
-   * one. Dropped when no run holds or waits for one.
+   * hand-offs between threads), for fewer runs per second. The code itself holds no turn, so one
+   * awaiting a promise that never settles blocks no one. Dropped when no run holds or waits for one.
    */
   private readonly turns = new Map<string, AbortableSemaphore>();
   private readonly runsPerIsolate: number;
