@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { PublishedEventEnvelope } from '@weft/contracts';
 import { sql } from 'kysely';
 import {
+  openDatabase,
   OutboxRelay,
+  PostgresEventStore,
   RELAY_LOCK_NAMESPACE,
   toEnvelope,
   type EventPublisher,
@@ -10,7 +12,7 @@ import {
   type OutboxRelayOptions,
   type StoredEvent,
 } from '../src/index.js';
-import { DIALECTS, openTestStore, type TestStore } from './support/test-database.js';
+import { DIALECTS, openTestStore, testDatabaseUrl, type TestStore } from './support/test-database.js';
 import { openTestJetStream, type TestJetStream } from './support/test-jetstream.js';
 
 const executionEvents = (n: number, organizationId = 'org-1'): NewEvent[] =>
@@ -49,6 +51,19 @@ class FailingPublisher implements EventPublisher {
     return this.inner.lastPublishedPosition();
   }
 }
+
+/** Counts the events the store's readAll returns (the relay reading the database) until restored. */
+const countReads = (store: PostgresEventStore): { calls: number; events: number; restore(): void } => {
+  const readAll = store.readAll.bind(store);
+  const reads = { calls: 0, events: 0, restore: () => Reflect.deleteProperty(store, 'readAll') };
+  store.readAll = async (...args) => {
+    reads.calls += 1;
+    const events = await readAll(...args);
+    reads.events += events.length;
+    return events;
+  };
+  return reads;
+};
 
 const expectEachPositionOnceInOrder = async (js: TestJetStream, committed: StoredEvent[]) => {
   const messages = await js.messages();
@@ -190,7 +205,69 @@ describe.each(DIALECTS)('OutboxRelay to JetStream, store on %s', (dialect) => {
     await expectEachPositionOnceInOrder(js, await t.store.readAll());
   });
 
+  it('publishes its own appends as committed, without reading them back', async () => {
+    // No polling: a read now happens only when the committed events cannot vouch for the next position.
+    const reads = countReads(t.store);
+    const relay = startRelay(await js.publisher(), { ...relayOptions(), pollMs: 60_000 });
+    await t.store.append(`execution-${randomUUID()}`, executionEvents(2));
+    await relay.waitForPosition(await t.store.headPosition());
+    // Its one read at start (what was committed before it took over is not in hand).
+    while (reads.calls === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    reads.events = 0;
+    for (let i = 0; i < 5; i++) {
+      await t.store.appendMany([
+        { streamId: `execution-${randomUUID()}`, events: executionEvents(3) },
+        { streamId: `execution-${randomUUID()}`, events: executionEvents(14) },
+      ]);
+    }
+    await relay.waitForPosition(await t.store.headPosition());
+    expect(reads.events).toBe(0);
+    reads.restore();
+    await expectEachPositionOnceInOrder(js, await t.store.readAll());
+  });
+
+  it('a position its own appends skipped (a rolled-back append) is read, and nothing is missed', async () => {
+    const relay = startRelay(await js.publisher(), { ...relayOptions(), pollMs: 60_000 });
+    const streamId = `execution-${randomUUID()}`;
+    await t.store.append(streamId, executionEvents(2));
+    await relay.waitForPosition(await t.store.headPosition());
+    const reads = countReads(t.store);
+    // What a rolled-back insert leaves: positions drawn from the sequence and never committed.
+    await sql`SELECT nextval(pg_get_serial_sequence('events', 'position')) FROM generate_series(1, 3)`.execute(
+      t.store.db,
+    );
+    await t.store.append(streamId, executionEvents(2), { expectedVersion: 2 });
+    await relay.waitForPosition(await t.store.headPosition());
+    // The read after the gap brings the two events of the append after it.
+    expect(reads.events).toBe(2);
+    reads.restore();
+    await expectEachPositionOnceInOrder(js, await t.store.readAll());
+  });
+
   if (dialect === 'postgres') {
+    it("reads another process's appends between its own, in one order", async () => {
+      const otherDatabase = await openDatabase({ url: testDatabaseUrl(), schema: t.database.schema });
+      const other = await PostgresEventStore.open(otherDatabase);
+      try {
+        // Only NOTIFY wakes it for the other process's events (no polling).
+        const relay = startRelay(await js.publisher(), { ...relayOptions(), pollMs: 60_000 });
+        for (let i = 0; i < 6; i++) {
+          const store = i % 3 === 1 ? other : t.store;
+          await store.append(`execution-${randomUUID()}`, executionEvents(4));
+        }
+        await Promise.all(
+          Array.from({ length: 8 }, (_, i) =>
+            (i % 2 === 0 ? other : t.store).append(`execution-${randomUUID()}`, executionEvents(3)),
+          ),
+        );
+        await relay.waitForPosition(await t.store.headPosition());
+        await expectEachPositionOnceInOrder(js, await t.store.readAll());
+      } finally {
+        await other.close();
+        await otherDatabase.close();
+      }
+    });
+
     it('a leader whose lock connection dies stops publishing, and the standby takes over', async () => {
       const options = relayOptions();
       await t.store.append(`execution-${randomUUID()}`, executionEvents(10));

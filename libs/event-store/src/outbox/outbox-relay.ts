@@ -111,6 +111,8 @@ export class OutboxRelay {
     };
     this.loop = new CatchUpLoop({
       store,
+      // This process's own appends are published as committed, without reading them back.
+      committed: store.committed,
       batchSize: options.batchSize ?? 500,
       pollMs: options.pollMs ?? 200,
       // A standby retries the leader lock at this pace (the loop reloads its checkpoint after a failure).

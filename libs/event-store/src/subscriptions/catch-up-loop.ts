@@ -1,11 +1,18 @@
 import type { StoredEvent } from '../event-store.js';
 import type { PostgresEventStore } from '../adapters/postgres/postgres-event-store.js';
+import type { CommittedEvents } from './committed-events.js';
 
 export interface CatchUpLoopConfig {
   store: PostgresEventStore;
   eventTypes?: readonly string[];
   batchSize: number;
   pollMs: number;
+  /**
+   * Take the events this process committed from here instead of reading them back (only without
+   * `eventTypes`: the reader of every event, the outbox relay); the database is read when they
+   * cannot be vouched for, and at every `pollMs` without an append.
+   */
+  committed?: CommittedEvents;
   /** Wait after a failure before reloading the checkpoint and retrying; default `pollMs`. */
   retryMs?: number;
   /** Position already handled; read at start and again after every failure. */
@@ -50,18 +57,22 @@ export class CatchUpLoop {
   }
 
   private async run(): Promise<void> {
-    const { store, batchSize, pollMs } = this.config;
+    const { store, batchSize, pollMs, committed } = this.config;
     let loaded = false;
     while (!this.stopping.signal.aborted) {
       try {
         if (!loaded) {
           this.advance(await this.config.loadCheckpoint());
           loaded = true;
+          // Kept only while this loop reads (not while a standby relay waits for its lock).
+          committed?.attach();
         }
         const seen = store.appendSignal.current;
         if (this.config.eventTypes === undefined) {
           if (await this.readEverything()) continue;
           await store.appendSignal.wait(seen, pollMs, this.stopping.signal);
+          // The poll interval passed without a wake-up: read the database, as without `committed`.
+          if (store.appendSignal.current === seen) committed?.requestRead();
           continue;
         }
         const head = await store.headPosition();
@@ -82,19 +93,32 @@ export class CatchUpLoop {
       } catch (error) {
         this.config.onError?.(error);
         loaded = false;
+        committed?.detach();
         await sleep(this.config.retryMs ?? pollMs, this.stopping.signal);
       }
     }
+    committed?.detach();
   }
 
   /**
    * Without a type filter no head is needed: appends are serialized (the store's append lock is
    * held until commit), so the events after the checkpoint that a read sees are all that were
    * committed below the last of them. One statement per wake-up instead of two. True when a full
-   * batch came back (more may follow at once).
+   * batch came back (more may follow at once). The events this process committed come from
+   * `committed` when it holds the next ones; then true, to look again at once.
    */
   private async readEverything(): Promise<boolean> {
-    const { store, batchSize } = this.config;
+    const { store, batchSize, committed } = this.config;
+    if (committed) {
+      const taken = committed.take(this.reached, batchSize);
+      if (taken.length > 0) {
+        const reached = taken[taken.length - 1]!.position;
+        await this.config.handleBatch(taken, reached);
+        this.advance(reached);
+        return true;
+      }
+      if (!committed.takeReadRequest()) return false;
+    }
     const events = await store.readAll({ fromPosition: this.reached, limit: batchSize });
     if (events.length === 0) return false;
     const reached = events[events.length - 1]!.position;

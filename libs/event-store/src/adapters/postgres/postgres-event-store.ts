@@ -18,6 +18,7 @@ import type {
   Upcasters,
 } from '../../event-store.js';
 import { AppendSignal } from '../../subscriptions/append-signal.js';
+import { CommittedEvents } from '../../subscriptions/committed-events.js';
 import { startSubscription } from '../../subscriptions/catch-up-subscription.js';
 import { mergeUpcasters, upcastEvent } from '../../upcasting.js';
 import {
@@ -62,6 +63,8 @@ export class PostgresEventStore implements EventStore {
   readonly db: Db;
   /** In-process wake-up for catch-up loops; NOTIFY carries it across processes on PostgreSQL. */
   readonly appendSignal = new AppendSignal();
+  /** The events of this store's appends after their commit, for the outbox relay (it need not read them back). */
+  readonly committed = new CommittedEvents();
   /** Channel NOTIFY'd at the commit of every append (PostgreSQL only). */
   readonly notifyChannel: string;
   /** The payload of this store's NOTIFYs: its own commits already woke its loops in process. */
@@ -174,11 +177,19 @@ export class PostgresEventStore implements EventStore {
           ) ?? [])
         : undefined;
     if (!queued || !planned || !alongside) {
-      const results = await this.appendTransaction((trx) =>
-        this.appendInTransaction(trx, batch, {
-          alongside: options.alongside && ((events) => this.writesWith(trx, events, options.alongside!)),
-        }),
-      );
+      let results: AppendResult[];
+      try {
+        results = await this.appendTransaction((trx) =>
+          this.appendInTransaction(trx, batch, {
+            alongside: options.alongside && ((events) => this.writesWith(trx, events, options.alongside!)),
+          }),
+        );
+      } catch (error) {
+        // A failure at COMMIT may still have committed: the relay must look.
+        this.committed.requestRead();
+        throw error;
+      }
+      this.committed.committed(results.flatMap((result) => result.events));
       this.appendSignal.notify();
       return results;
     }
@@ -192,15 +203,15 @@ export class PostgresEventStore implements EventStore {
       try {
         [, rows = []] = await queued([this.lockStatement(), statement]);
       } catch (error) {
+        this.committed.requestRead();
         throw appendErrorOf(error, events, checks);
       }
       assignPositions(events, rows as AppendedRow[]);
     }
+    const stored = events.map((event) => this.upcast(event));
+    this.committed.committed(stored);
     this.appendSignal.notify();
-    return resultsOf(
-      counts,
-      events.map((event) => this.upcast(event)),
-    );
+    return resultsOf(counts, stored);
   }
 
   private async writesWith(
@@ -353,16 +364,22 @@ export class PostgresEventStore implements EventStore {
     if (this.database.dialect !== 'postgres') return;
     this.unlisten ??= this.database
       // The echo of an append made here is skipped: it would only cost every loop another empty read.
-      .listen(this.notifyChannel, (payload) => payload !== this.notifier && this.appendSignal.notify())
+      .listen(this.notifyChannel, (payload) => payload !== this.notifier && this.otherProcessAppended())
       .then((unlisten) => {
         // Appends between a loop's last read and this moment sent no NOTIFY we heard: re-read once.
-        this.appendSignal.notify();
+        this.otherProcessAppended();
         return unlisten;
       });
     await this.unlisten.then(
       () => undefined,
       () => undefined,
     );
+  }
+
+  /** Wakes the loops for events they can only read from the database. */
+  private otherProcessAppended(): void {
+    this.committed.requestRead();
+    this.appendSignal.notify();
   }
 
   /** Stops every subscription started here and the NOTIFY listener; the database stays open. */

@@ -1,0 +1,96 @@
+import type { StoredEvent } from '../event-store.js';
+
+/** More than this many events waiting means no one is taking them (a standby relay): they are dropped. */
+export const COMMITTED_EVENTS_MAX_WAITING = 5_000;
+
+/**
+ * The events this process's store just committed, in position order, for the one catch-up loop
+ * that reads every event (the outbox relay): it takes them from here instead of reading them back
+ * from the database, which cost the database the rows and this process their parsing, and kept
+ * every event alive long enough to be copied twice by the garbage collector.
+ *
+ * Taking is safe only when nothing can be missed: events are handed over only as a run of
+ * positions that starts right after what the reader has handled (`after + 1`, no integer left
+ * between) and has no gap inside, since appends are serialized by the append lock. Anything
+ * else (another process's append, an append whose outcome is unknown, a gap left by a rolled
+ * back one, dropped events) makes `mustRead` true, and the reader reads the database as before.
+ */
+export class CommittedEvents {
+  private waiting: StoredEvent[] = [];
+  private attached = false;
+  private readRequested = true;
+
+  /** Called by the reader: from now on committed events are kept for it. */
+  attach(): void {
+    this.attached = true;
+    this.readRequested = true;
+  }
+
+  detach(): void {
+    this.attached = false;
+    this.waiting = [];
+  }
+
+  /** This process committed `events` (in position order). */
+  committed(events: readonly StoredEvent[]): void {
+    if (!this.attached || events.length === 0) return;
+    if (this.waiting.length + events.length > COMMITTED_EVENTS_MAX_WAITING) {
+      this.unknown();
+      return;
+    }
+    for (const event of events) {
+      const last = this.waiting[this.waiting.length - 1];
+      // Batch order is position order (the insert assigns them so); anything else is not trusted.
+      if (last && event.position <= last.position) {
+        this.unknown();
+        return;
+      }
+      this.waiting.push(event);
+    }
+  }
+
+  /** Something was or may have been committed that is not here: the reader must read the database. */
+  unknown(): void {
+    this.waiting = [];
+    this.readRequested = true;
+  }
+
+  /** The reader must read the database (woken by another process, or it lost its place). */
+  requestRead(): void {
+    this.readRequested = true;
+  }
+
+  /** True (once per request) when the reader must read the database to miss nothing. */
+  takeReadRequest(): boolean {
+    const requested = this.readRequested;
+    this.readRequested = false;
+    return requested;
+  }
+
+  /**
+   * Up to `limit` events right after position `after`, without a gap; empty when the next one
+   * waiting is not `after + 1` (then a read is requested and what waits is dropped).
+   */
+  take(after: number, limit: number): StoredEvent[] {
+    let start = 0;
+    while (start < this.waiting.length && this.waiting[start]!.position <= after) start += 1;
+    if (start === this.waiting.length) {
+      this.waiting = [];
+      return [];
+    }
+    if (this.waiting[start]!.position !== after + 1) {
+      this.unknown();
+      return [];
+    }
+    let end = start + 1;
+    while (
+      end < this.waiting.length &&
+      end - start < limit &&
+      this.waiting[end]!.position === this.waiting[end - 1]!.position + 1
+    )
+      end += 1;
+    const taken = this.waiting.slice(start, end);
+    this.waiting = this.waiting.slice(end);
+    return taken;
+  }
+}

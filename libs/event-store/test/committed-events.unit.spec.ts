@@ -1,0 +1,98 @@
+import { COMMITTED_EVENTS_MAX_WAITING, CommittedEvents } from '../src/subscriptions/committed-events.js';
+import type { StoredEvent } from '../src/index.js';
+
+const at = (...positions: number[]): StoredEvent[] =>
+  positions.map((position) => ({
+    eventId: `e${position}`,
+    streamId: 's',
+    streamVersion: position,
+    position,
+    type: 'T',
+    schemaVersion: 1,
+    data: { position },
+    metadata: {},
+    recordedAt: new Date(0),
+  }));
+const positionsOf = (events: StoredEvent[]): number[] => events.map((event) => event.position);
+
+const attached = (): CommittedEvents => {
+  const committed = new CommittedEvents();
+  committed.attach();
+  // A reader reads once after attaching: what was committed before it attached is not here.
+  expect(committed.takeReadRequest()).toBe(true);
+  expect(committed.takeReadRequest()).toBe(false);
+  return committed;
+};
+
+describe('committed events (the outbox relay takes its own process appends without reading them back)', () => {
+  test('hands over the run of positions right after what the reader handled, within the limit', () => {
+    const committed = attached();
+    committed.committed(at(5, 6, 7));
+    committed.committed(at(8, 9));
+    expect(positionsOf(committed.take(4, 3))).toEqual([5, 6, 7]);
+    expect(positionsOf(committed.take(7, 100))).toEqual([8, 9]);
+    expect(committed.take(9, 100)).toEqual([]);
+    expect(committed.takeReadRequest()).toBe(false);
+  });
+
+  test('skips what the reader already has (it read the database meanwhile)', () => {
+    const committed = attached();
+    committed.committed(at(5, 6, 7, 8));
+    expect(positionsOf(committed.take(6, 100))).toEqual([7, 8]);
+    committed.committed(at(9));
+    expect(committed.take(12, 100)).toEqual([]);
+    expect(committed.takeReadRequest()).toBe(false);
+  });
+
+  test('a position missing before the first one waiting (another process, a rolled-back append) means read', () => {
+    const committed = attached();
+    committed.committed(at(7, 8));
+    expect(committed.take(5, 100)).toEqual([]);
+    expect(committed.takeReadRequest()).toBe(true);
+    // What waited was dropped: the read brings it.
+    expect(committed.take(5, 100)).toEqual([]);
+    expect(committed.takeReadRequest()).toBe(false);
+  });
+
+  test('a gap inside what waits ends the run there; the rest needs a read', () => {
+    const committed = attached();
+    committed.committed(at(1, 2));
+    committed.committed(at(5, 6));
+    expect(positionsOf(committed.take(0, 100))).toEqual([1, 2]);
+    expect(committed.take(2, 100)).toEqual([]);
+    expect(committed.takeReadRequest()).toBe(true);
+  });
+
+  test('events out of position order are not trusted', () => {
+    const committed = attached();
+    committed.committed(at(3, 2));
+    expect(committed.takeReadRequest()).toBe(true);
+    expect(committed.take(1, 100)).toEqual([]);
+  });
+
+  test('keeps nothing while no reader is attached, and nothing past its bound', () => {
+    const committed = new CommittedEvents();
+    committed.committed(at(1, 2, 3));
+    committed.attach();
+    expect(committed.take(0, 100)).toEqual([]);
+
+    const positions = Array.from({ length: COMMITTED_EVENTS_MAX_WAITING + 1 }, (_, i) => i + 1);
+    committed.takeReadRequest();
+    committed.committed(at(...positions));
+    expect(committed.takeReadRequest()).toBe(true);
+    expect(committed.take(0, 100)).toEqual([]);
+
+    committed.committed(at(1, 2));
+    committed.detach();
+    committed.attach();
+    expect(committed.take(0, 100)).toEqual([]);
+  });
+
+  test('an outcome not known (a failed commit, a wake-up from another process) asks for a read', () => {
+    const committed = attached();
+    committed.committed(at(1));
+    committed.requestRead();
+    expect(positionsOf(committed.take(0, 100))).toEqual([1]);
+    expect(committed.takeReadRequest()).toBe(true);
+  });
+});
