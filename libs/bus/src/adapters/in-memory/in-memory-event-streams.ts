@@ -6,12 +6,14 @@ import { subjectMatches } from '../../subject-pattern.js';
 import type { InMemoryTimers } from './in-memory-timers.js';
 
 /**
- * A stored event keeps its payload as JSON text: encoded once when published (what JetStream
+ * A stored event keeps its payload as JSON bytes: encoded once when published (what JetStream
  * stores), decoded for each delivery, so no subscriber sees another's changes and an event no one
- * reads is never decoded.
+ * reads is never decoded. Bytes, not a string: a Buffer's contents live outside the JavaScript
+ * heap, so the thousands of retained events are not copied by every young-generation collection
+ * (under load they outlived two and were promoted: most of the old generation's growth).
  */
 interface StoredEvent extends Omit<PublishedEvent, 'payload'> {
-  json: string | undefined;
+  body: Buffer | undefined;
 }
 
 interface EventStream {
@@ -83,7 +85,9 @@ export class InMemoryEventStreams {
         stream.msgIds.add(options.msgId);
         stream.msgIdOrder.push(options.msgId);
         const sequence = endOf(stream) + 1;
-        stream.events.push({ subject, json: JSON.stringify(payload), headers: outgoingHeaders(options), sequence });
+        const json = JSON.stringify(payload) as string | undefined;
+        const body = json === undefined ? undefined : Buffer.from(json);
+        stream.events.push({ subject, body, headers: outgoingHeaders(options), sequence });
         this.discardOld(stream);
       },
       { kind: 'producer' },
@@ -172,7 +176,7 @@ export class InMemoryEventStreams {
           () =>
             subscriber!({
               subject: event.subject,
-              payload: event.json === undefined ? undefined : JSON.parse(event.json),
+              payload: event.body === undefined ? undefined : JSON.parse(event.body.toString()),
               headers: { ...event.headers },
               sequence: event.sequence,
             }),
