@@ -1,4 +1,8 @@
-import { COMMITTED_EVENTS_MAX_WAITING, CommittedEvents } from '../src/subscriptions/committed-events.js';
+import {
+  COMMITTED_EVENTS_MAX_WAITING,
+  COMMITTED_EVENTS_MAX_WAITING_BYTES,
+  CommittedEvents,
+} from '../src/subscriptions/committed-events.js';
 import type { StoredEvent } from '../src/index.js';
 
 const at = (...positions: number[]): StoredEvent[] =>
@@ -15,9 +19,10 @@ const at = (...positions: number[]): StoredEvent[] =>
   }));
 const positionsOf = (events: StoredEvent[]): number[] => events.map((event) => event.position);
 
+const reader = {};
 const attached = (): CommittedEvents => {
   const committed = new CommittedEvents();
-  committed.attach();
+  committed.attach(reader);
   // A reader reads once after attaching: what was committed before it attached is not here.
   expect(committed.takeReadRequest()).toBe(true);
   expect(committed.takeReadRequest()).toBe(false);
@@ -70,10 +75,10 @@ describe('committed events (the outbox relay takes its own process appends witho
     expect(committed.take(1, 100)).toEqual([]);
   });
 
-  test('keeps nothing while no reader is attached, and nothing past its bound', () => {
+  test('keeps nothing while no reader is attached, and nothing past its bounds (count, bytes)', () => {
     const committed = new CommittedEvents();
     committed.committed(at(1, 2, 3));
-    committed.attach();
+    committed.attach(reader);
     expect(committed.take(0, 100)).toEqual([]);
 
     const positions = Array.from({ length: COMMITTED_EVENTS_MAX_WAITING + 1 }, (_, i) => i + 1);
@@ -82,10 +87,25 @@ describe('committed events (the outbox relay takes its own process appends witho
     expect(committed.takeReadRequest()).toBe(true);
     expect(committed.take(0, 100)).toEqual([]);
 
-    committed.committed(at(1, 2));
-    committed.detach();
-    committed.attach();
+    committed.committed(at(1, 2), COMMITTED_EVENTS_MAX_WAITING_BYTES / 2);
+    committed.committed(at(3), COMMITTED_EVENTS_MAX_WAITING_BYTES / 2 + 1);
+    expect(committed.takeReadRequest()).toBe(true);
     expect(committed.take(0, 100)).toEqual([]);
+
+    committed.committed(at(1, 2));
+    committed.detach(reader);
+    committed.attach(reader);
+    expect(committed.take(0, 100)).toEqual([]);
+  });
+
+  test('only the reader that attached detaches it (a standby failing to lead leaves the leader its events)', () => {
+    const committed = attached();
+    committed.committed(at(1, 2));
+    committed.detach({});
+    expect(positionsOf(committed.take(0, 100))).toEqual([1, 2]);
+    committed.detach(reader);
+    committed.committed(at(3));
+    expect(committed.take(2, 100)).toEqual([]);
   });
 
   test('an outcome not known (a failed commit, a wake-up from another process) asks for a read', () => {

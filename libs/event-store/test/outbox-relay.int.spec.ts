@@ -226,6 +226,30 @@ describe.each(DIALECTS)('OutboxRelay to JetStream, store on %s', (dialect) => {
     await expectEachPositionOnceInOrder(js, await t.store.readAll());
   });
 
+  it('reads a backlog batch after batch without waiting for a poll between them', async () => {
+    for (let i = 0; i < 10; i++) await t.store.append(`execution-${randomUUID()}`, executionEvents(10));
+    // Ten batches of ten: with a poll of a minute between batches this would outlast the test.
+    const relay = startRelay(await js.publisher(), { ...relayOptions(), pollMs: 60_000 });
+    await relay.waitForPosition(await t.store.headPosition());
+    await expectEachPositionOnceInOrder(js, await t.store.readAll());
+  });
+
+  it('a standby on the same store that fails to lead does not stop the leader taking its appends', async () => {
+    const options = { ...relayOptions(), pollMs: 60_000 };
+    await t.store.append(`execution-${randomUUID()}`, executionEvents(1));
+    const a = startRelay(await js.publisher(), options);
+    const b = startRelay(await js.publisher(), options);
+    while (!a.isLeader && !b.isLeader) await new Promise((resolve) => setTimeout(resolve, 10));
+    const leader = a.isLeader ? a : b;
+    for (let i = 0; i < 10; i++) {
+      await t.store.append(`execution-${randomUUID()}`, executionEvents(2));
+      // The standby retries its lock every 20 ms meanwhile.
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+    await leader.waitForPosition(await t.store.headPosition());
+    await expectEachPositionOnceInOrder(js, await t.store.readAll());
+  });
+
   it('a position its own appends skipped (a rolled-back append) is read, and nothing is missed', async () => {
     const relay = startRelay(await js.publisher(), { ...relayOptions(), pollMs: 60_000 });
     const streamId = `execution-${randomUUID()}`;

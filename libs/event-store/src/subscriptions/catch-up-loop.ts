@@ -65,7 +65,7 @@ export class CatchUpLoop {
           this.advance(await this.config.loadCheckpoint());
           loaded = true;
           // Kept only while this loop reads (not while a standby relay waits for its lock).
-          committed?.attach();
+          committed?.attach(this);
         }
         const seen = store.appendSignal.current;
         if (this.config.eventTypes === undefined) {
@@ -93,11 +93,11 @@ export class CatchUpLoop {
       } catch (error) {
         this.config.onError?.(error);
         loaded = false;
-        committed?.detach();
+        committed?.detach(this);
         await sleep(this.config.retryMs ?? pollMs, this.stopping.signal);
       }
     }
-    committed?.detach();
+    committed?.detach(this);
   }
 
   /**
@@ -124,7 +124,10 @@ export class CatchUpLoop {
     const reached = events[events.length - 1]!.position;
     await this.config.handleBatch(events, reached);
     this.advance(reached);
-    return events.length === batchSize;
+    const full = events.length === batchSize;
+    // More may be there: the next turn reads again (taking what is in hand first).
+    if (full) committed?.requestRead();
+    return full;
   }
 
   private advance(position: number): void {

@@ -1,7 +1,12 @@
 import type { StoredEvent } from '../event-store.js';
 
-/** More than this many events waiting means no one is taking them (a standby relay): they are dropped. */
-export const COMMITTED_EVENTS_MAX_WAITING = 5_000;
+/**
+ * Bounds of what waits for the reader: past them (a reader that cannot publish, one very large
+ * append) the events are dropped and read from the database instead, one batch at a time, as
+ * before. The bytes are the appends' JSON as sent to the database.
+ */
+export const COMMITTED_EVENTS_MAX_WAITING = 2_000;
+export const COMMITTED_EVENTS_MAX_WAITING_BYTES = 16 * 1024 * 1024;
 
 /**
  * The events this process's store just committed, in position order, for the one catch-up loop
@@ -13,28 +18,37 @@ export const COMMITTED_EVENTS_MAX_WAITING = 5_000;
  * positions that starts right after what the reader has handled (`after + 1`, no integer left
  * between) and has no gap inside, since appends are serialized by the append lock. Anything
  * else (another process's append, an append whose outcome is unknown, a gap left by a rolled
- * back one, dropped events) makes `mustRead` true, and the reader reads the database as before.
+ * back one, dropped events) requests a read, and the reader reads the database as before.
  */
 export class CommittedEvents {
   private waiting: StoredEvent[] = [];
-  private attached = false;
+  private waitingBytes = 0;
+  /** The reader events are kept for (one at a time: the loop that leads). */
+  private reader: object | undefined;
   private readRequested = true;
 
-  /** Called by the reader: from now on committed events are kept for it. */
-  attach(): void {
-    this.attached = true;
+  /** Called by the reader: from now on committed events are kept for it, until it detaches. */
+  attach(reader: object): void {
+    this.reader = reader;
+    this.clear();
     this.readRequested = true;
   }
 
-  detach(): void {
-    this.attached = false;
-    this.waiting = [];
+  /** Only the attached reader detaches (a standby failing to lead must not stop the leader's events). */
+  detach(reader: object): void {
+    if (this.reader !== reader) return;
+    this.reader = undefined;
+    this.clear();
   }
 
-  /** This process committed `events` (in position order). */
-  committed(events: readonly StoredEvent[]): void {
-    if (!this.attached || events.length === 0) return;
-    if (this.waiting.length + events.length > COMMITTED_EVENTS_MAX_WAITING) {
+  /** This process committed `events` (in position order); `bytes`: their size as sent, when known. */
+  committed(events: readonly StoredEvent[], bytes = 0): void {
+    if (!this.reader || events.length === 0) return;
+    this.waitingBytes += bytes;
+    if (
+      this.waiting.length + events.length > COMMITTED_EVENTS_MAX_WAITING ||
+      this.waitingBytes > COMMITTED_EVENTS_MAX_WAITING_BYTES
+    ) {
       this.unknown();
       return;
     }
@@ -51,8 +65,13 @@ export class CommittedEvents {
 
   /** Something was or may have been committed that is not here: the reader must read the database. */
   unknown(): void {
-    this.waiting = [];
+    this.clear();
     this.readRequested = true;
+  }
+
+  private clear(): void {
+    this.waiting = [];
+    this.waitingBytes = 0;
   }
 
   /** The reader must read the database (woken by another process, or it lost its place). */
@@ -75,7 +94,7 @@ export class CommittedEvents {
     let start = 0;
     while (start < this.waiting.length && this.waiting[start]!.position <= after) start += 1;
     if (start === this.waiting.length) {
-      this.waiting = [];
+      this.clear();
       return [];
     }
     if (this.waiting[start]!.position !== after + 1) {
@@ -91,6 +110,7 @@ export class CommittedEvents {
       end += 1;
     const taken = this.waiting.slice(start, end);
     this.waiting = this.waiting.slice(end);
+    if (this.waiting.length === 0) this.waitingBytes = 0;
     return taken;
   }
 }

@@ -194,11 +194,13 @@ export class PostgresEventStore implements EventStore {
       return results;
     }
     const { checks, events, counts } = planned;
+    let bytes = 0;
     if (events.length > 0 || alongside.length > 0) {
       const { sql: text, parameters } = appendStatement(events, checks, alongside, {
         lockedBy: APPEND_LOCK_SETTING,
       }).compile(this.db);
       const statement = { sql: text, parameters, prepared: textIsFixed(checks, alongside) };
+      for (const parameter of parameters) if (typeof parameter === 'string') bytes += parameter.length;
       let rows: unknown[];
       try {
         [, rows = []] = await queued([this.lockStatement(), statement]);
@@ -209,7 +211,7 @@ export class PostgresEventStore implements EventStore {
       assignPositions(events, rows as AppendedRow[]);
     }
     const stored = events.map((event) => this.upcast(event));
-    this.committed.committed(stored);
+    this.committed.committed(stored, bytes);
     this.appendSignal.notify();
     return resultsOf(counts, stored);
   }
