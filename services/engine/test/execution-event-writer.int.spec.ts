@@ -43,6 +43,27 @@ describe('execution event writer', () => {
     expect(stored.map((e) => (e.data as { n: number }).n)).toEqual([1, 2, 3]);
   });
 
+  test('with more queued, the next batch is on its way before the callers of the last one go on', async () => {
+    const order: string[] = [];
+    let releaseFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    let calls = 0;
+    const held = new ExecutionEventWriter(async (batch: readonly StreamAppend[]) => {
+      const call = ++calls;
+      order.push(`commit ${call} sent`);
+      if (call === 1) await firstHeld;
+      await store.appendMany(batch);
+    });
+    const first = held
+      .append(`execution-${crypto.randomUUID()}`, [event(1)], 'no_stream')
+      .then(() => order.push('first caller goes on'));
+    while (calls === 0) await new Promise((resolve) => setImmediate(resolve));
+    const second = held.append(`execution-${crypto.randomUUID()}`, [event(1)], 'no_stream');
+    releaseFirst();
+    await Promise.all([first, second]);
+    expect(order).toEqual(['commit 1 sent', 'commit 2 sent', 'first caller goes on']);
+  });
+
   test('a stream that changed elsewhere fails alone; the rest of the batch commits', async () => {
     const moved = `execution-${crypto.randomUUID()}`;
     await store.append(moved, [event(0)]);

@@ -132,7 +132,11 @@ export class ExecutionEventWriter {
   private async write(batch: PendingAppend[]): Promise<void> {
     try {
       await this.commit(batch.map(toAppend));
-      for (const item of batch) item.resolve();
+      // With more queued, the next batch is built and sent first: the callers' continuations
+      // (answers, next steps) would otherwise run before it and hold the next commit back by as
+      // long as they take (at load about a fifth of each commit's cycle).
+      if (this.queue.length > 0) setImmediate(() => resolveAll(batch));
+      else resolveAll(batch);
       return;
     } catch (error) {
       if (batch.length === 1) return (batch[0] as PendingAppend).reject(refusedOr(batch[0] as PendingAppend, error));
@@ -179,6 +183,10 @@ export class ExecutionEventWriter {
     }
   }
 }
+
+const resolveAll = (batch: readonly PendingAppend[]): void => {
+  for (const item of batch) item.resolve();
+};
 
 const toAppend = ({ streamId, events, expectedVersion }: PendingAppend): StreamAppend => ({
   streamId,
