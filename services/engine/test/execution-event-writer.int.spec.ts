@@ -64,6 +64,29 @@ describe('execution event writer', () => {
     expect(order).toEqual(['commit 1 sent', 'commit 2 sent', 'first caller goes on']);
   });
 
+  test('callers go on in commit order, and idle() returns once every caller was resolved', async () => {
+    // One append per batch, on PGlite, whose commits can finish within one turn of the event loop.
+    const oneByOne = new ExecutionEventWriter(
+      (batch: readonly StreamAppend[]) => store.appendMany(batch).then(() => {}),
+      {
+        maxBatchEvents: 1,
+      },
+    );
+    const resolved: string[] = [];
+    const s = `execution-${crypto.randomUUID()}`;
+    const t = `execution-${crypto.randomUUID()}`;
+    const appends = [
+      oneByOne.append(s, [event(1)], 'no_stream').then(() => resolved.push('s1')),
+      oneByOne.append(t, [event(1)], 'no_stream').then(() => resolved.push('t1')),
+      oneByOne.append(s, [event(2)], 1).then(() => resolved.push('s2')),
+      oneByOne.append(t, [event(2)], 1).then(() => resolved.push('t2')),
+    ];
+    await oneByOne.idle();
+    await Promise.resolve();
+    expect(resolved).toEqual(['s1', 't1', 's2', 't2']);
+    await Promise.all(appends);
+  });
+
   test('a stream that changed elsewhere fails alone; the rest of the batch commits', async () => {
     const moved = `execution-${crypto.randomUUID()}`;
     await store.append(moved, [event(0)]);

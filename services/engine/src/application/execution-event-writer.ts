@@ -51,6 +51,8 @@ export class ExecutionEventWriter {
   private queue: PendingAppend[] = [];
   private flushing: Promise<void> | null = null;
   private lazyTimer: NodeJS.Timeout | null = null;
+  /** A committed batch whose callers go on once the next batch is sent (see `write`). */
+  private committedUnresolved: PendingAppend[] | null = null;
   private readonly maxBatchEvents: number;
   private readonly lazyMs: number;
 
@@ -112,6 +114,7 @@ export class ExecutionEventWriter {
         await this.write(batch);
       }
     } finally {
+      this.resolveCommitted();
       this.flushing = null;
     }
   }
@@ -132,13 +135,19 @@ export class ExecutionEventWriter {
   private async write(batch: PendingAppend[]): Promise<void> {
     try {
       await this.commit(batch.map(toAppend));
+      // Callers go on in commit order: the batch before this one first.
+      this.resolveCommitted();
+      if (this.queue.length === 0) return resolveAll(batch);
       // With more queued, the next batch is built and sent first: the callers' continuations
       // (answers, next steps) would otherwise run before it and hold the next commit back by as
-      // long as they take (at load about a fifth of each commit's cycle).
-      if (this.queue.length > 0) setImmediate(() => resolveAll(batch));
-      else resolveAll(batch);
+      // long as they take (at load about a fifth of each commit's cycle). They go on in the next
+      // turn of the event loop, or when the next commit is done if that comes first (a database
+      // that answers within the turn), so at most one batch waits.
+      this.committedUnresolved = batch;
+      setImmediate(() => this.resolveCommitted());
       return;
     } catch (error) {
+      this.resolveCommitted();
       if (batch.length === 1) return (batch[0] as PendingAppend).reject(refusedOr(batch[0] as PendingAppend, error));
     }
     // Any failure (a conflict, a value the database refuses, ...) may be one stream's: each stream
@@ -151,6 +160,12 @@ export class ExecutionEventWriter {
     }
     if (byStream.size === 1) return this.writeOneByOne(batch);
     for (const items of byStream.values()) await this.writeStream(items);
+  }
+
+  private resolveCommitted(): void {
+    const batch = this.committedUnresolved;
+    this.committedUnresolved = null;
+    if (batch) resolveAll(batch);
   }
 
   /** One stream's appends together; when they fail, one by one, so the first at fault is the one named. */
