@@ -20,6 +20,7 @@ describe('execution row cache', () => {
     input_data: { big: 'input' },
     output_data: null,
     graph_snapshot: { nodes: [], edges: [] },
+    graph_snapshot_id: null,
     input_ref: null,
     output_ref: null,
     queued: false,
@@ -79,5 +80,19 @@ describe('execution row cache', () => {
     expect(cache.size).toBe(2);
     expect(cache.take('a', 1)).toBeUndefined();
     expect(cache.take('c', 1)?.execution.id).toBe('c');
+  });
+
+  test('remembers stored graph snapshots up to its limit, the least recently used going first', () => {
+    const cache = new ExecutionRowCache(10, 2);
+    expect(cache.hasGraphSnapshot('g1')).toBe(false);
+    cache.rememberGraphSnapshot('g1');
+    cache.rememberGraphSnapshot('g2');
+    expect(cache.hasGraphSnapshot('g1')).toBe(true);
+    cache.rememberGraphSnapshot('g3');
+    expect(cache.hasGraphSnapshot('g2')).toBe(false);
+    expect(cache.hasGraphSnapshot('g1')).toBe(true);
+    expect(cache.hasGraphSnapshot('g3')).toBe(true);
+    cache.clear();
+    expect(cache.hasGraphSnapshot('g1')).toBe(false);
   });
 });

@@ -84,6 +84,21 @@ export interface PreparedEvent {
 
 const bytesOf = (json: string): number => Buffer.byteLength(json);
 
+/**
+ * Frozen values many events carry (a revision's graph snapshot, `snapshotOf`), as their JSON's
+ * bytes: measured once, not at every run's start.
+ */
+const SHARED_FIELDS: Partial<Record<ExecutionEvent['type'], readonly string[]>> = {
+  ExecutionStarted: ['graphSnapshot'],
+};
+const bytesOfFrozen = new WeakMap<object, number>();
+const sharedBytes = (value: unknown): number | undefined => {
+  if (typeof value !== 'object' || value === null || !Object.isFrozen(value)) return undefined;
+  let bytes = bytesOfFrozen.get(value);
+  if (bytes === undefined) bytesOfFrozen.set(value, (bytes = bytesOf(JSON.stringify(value))));
+  return bytes;
+};
+
 /** The event as it is stored; throws EventTooLargeError when it cannot be. */
 export function prepareForStorage(event: ExecutionEvent, storage: EventStorage): PreparedEvent {
   const { limits, values } = storage;
@@ -110,6 +125,13 @@ export function prepareForStorage(event: ExecutionEvent, storage: EventStorage):
       inlineValues[field] = data[field];
       delete data[field];
     }
+  }
+  for (const field of SHARED_FIELDS[event.type] ?? []) {
+    const bytes = sharedBytes(data[field]);
+    if (bytes === undefined) continue;
+    inlineValueBytes += bytes + field.length + 4;
+    inlineValues[field] = data[field];
+    delete data[field];
   }
   // Measured without re-serializing the inline values: their JSON was measured above.
   const size = bytesOf(JSON.stringify(data)) + inlineValueBytes;

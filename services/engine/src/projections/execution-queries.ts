@@ -106,13 +106,16 @@ export async function findExecutions(
 ): Promise<Map<string, ExecutionRecord>> {
   const records = new Map<string, ExecutionRecord>();
   if (executionIds.length === 0) return records;
+  // The graph is stored once under its id (graph-snapshots-migration.ts); rows from before that hold their own.
   const { rows } = await sql<Row>`
-    SELECT e.*, (
+    SELECT e.*, CASE WHEN e.graph_snapshot_id IS NULL THEN e.graph_snapshot
+      ELSE (SELECT s.snapshot FROM engine_graph_snapshots s WHERE s.id = e.graph_snapshot_id) END AS graph, (
       SELECT coalesce(jsonb_agg(to_jsonb(n) ORDER BY n.position), '[]'::jsonb)
       FROM engine_node_states n WHERE n.execution_id = e.id
     ) AS node_rows, ${deliveriesOfExecution(sql`e.id`)} AS delivery_rows
     FROM engine_executions e WHERE e.id IN (${sql.join(executionIds)})`.execute(db);
   for (const row of rows) {
+    row.graph_snapshot = row.graph;
     const nodes = (parsed(row.node_rows) ?? []) as Row[];
     records.set(String(row.id), await recordOf(row, nodes, row.delivery_rows, readValue));
   }

@@ -20,8 +20,28 @@ const clearLargeColumns = (row: { input_data: unknown; output_data: unknown }): 
 
 export class ExecutionRowCache {
   private readonly entries = new Map<string, CachedExecutionRows & { version: number }>();
+  /** Ids of graph snapshots committed to `engine_graph_snapshots`, least recently used first. */
+  private readonly graphSnapshots = new Set<string>();
 
-  constructor(private readonly maxEntries = 20_000) {}
+  constructor(
+    private readonly maxEntries = 20_000,
+    private readonly maxGraphSnapshots = 1_000,
+  ) {}
+
+  /** Whether the graph snapshot `id` is known to be stored (then a commit need not send it). */
+  hasGraphSnapshot(id: string): boolean {
+    if (!this.graphSnapshots.delete(id)) return false;
+    this.graphSnapshots.add(id);
+    return true;
+  }
+
+  /** Notes that the graph snapshot `id` is stored (call only after the commit that stored it or found it). */
+  rememberGraphSnapshot(id: string): void {
+    this.graphSnapshots.delete(id);
+    this.graphSnapshots.add(id);
+    if (this.graphSnapshots.size > this.maxGraphSnapshots)
+      this.graphSnapshots.delete(this.graphSnapshots.values().next().value as string);
+  }
 
   get size(): number {
     return this.entries.size;
@@ -57,5 +77,6 @@ export class ExecutionRowCache {
 
   clear(): void {
     this.entries.clear();
+    this.graphSnapshots.clear();
   }
 }

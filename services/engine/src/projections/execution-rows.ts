@@ -1,5 +1,6 @@
 import type { IterationPath, NodeInputSource, StoredValueRef, TokenUsage } from '@weft/contracts';
 import type { ExecutionAcceptedData, ExecutionEvent } from '../domain/execution/events.js';
+import { graphSnapshotId } from './graph-snapshot-ids.js';
 
 /**
  * The execution read model's rows and how one event changes them, pure. The projection folds a
@@ -22,7 +23,13 @@ export interface ExecutionRow {
   failed_node_name: string | null;
   input_data: unknown;
   output_data: unknown;
+  /**
+   * The graph as the run started with it: in memory only (an answer built from the rows), never
+   * written; the table keeps `graph_snapshot_id` and the snapshot is stored once under it.
+   */
   graph_snapshot: unknown;
+  /** Key of the graph in `engine_graph_snapshots` (graph-snapshot-ids.ts). */
+  graph_snapshot_id: string | null;
   /** Blob references of `input_data` / `output_data` when they were too large to store inline. */
   input_ref: StoredValueRef | null;
   output_ref: StoredValueRef | null;
@@ -69,6 +76,8 @@ export interface ExecutionRowSet {
   countDeltas: Map<string, number>;
   /** Executions that left `running` (each does once): what they add to the statistics tables. */
   finishedExecutions: Set<string>;
+  /** Graph snapshots the batch's rows name, by id: stored unless already there. */
+  graphSnapshots: Map<string, unknown>;
 }
 
 export const emptyRowSet = (): ExecutionRowSet => ({
@@ -78,7 +87,19 @@ export const emptyRowSet = (): ExecutionRowSet => ({
   changedNodes: new Set(),
   countDeltas: new Map(),
   finishedExecutions: new Set(),
+  graphSnapshots: new Map(),
 });
+
+/** Sets the row's graph and names it for storing. */
+const withGraph = (rows: ExecutionRowSet, row: ExecutionRow, snapshot: object): ExecutionRow => {
+  row.graph_snapshot = snapshot;
+  row.graph_snapshot_id = graphSnapshotId(snapshot);
+  rows.graphSnapshots.set(row.graph_snapshot_id, snapshot);
+  return row;
+};
+
+/** What a queued execution shows as its graph until it starts. */
+const NO_GRAPH_YET = Object.freeze({ nodes: Object.freeze([]), edges: Object.freeze([]) });
 
 const TERMINAL_STATUS = {
   ExecutionCompleted: 'completed',
@@ -156,6 +177,7 @@ const runningRow = (
   input_data: null,
   output_data: null,
   graph_snapshot: null,
+  graph_snapshot_id: null,
   input_ref: null,
   output_ref: null,
   queued: false,
@@ -166,11 +188,10 @@ export function applyToRows(rows: ExecutionRowSet, event: ExecutionEvent): void 
     case 'ExecutionAccepted': {
       const d = event.data;
       if (rows.executions.has(d.executionId)) return;
-      rows.executions.set(d.executionId, {
-        ...runningRow(d, d.acceptedAt),
-        graph_snapshot: { nodes: [], edges: [] },
-        queued: true,
-      });
+      rows.executions.set(
+        d.executionId,
+        withGraph(rows, { ...runningRow(d, d.acceptedAt), queued: true }, NO_GRAPH_YET),
+      );
       rows.nodes.set(d.executionId, new Map());
       rows.changedExecutions.add(d.executionId);
       moveCount(rows, d.processId, null, 'running');
@@ -181,13 +202,14 @@ export function applyToRows(rows: ExecutionRowSet, event: ExecutionEvent): void 
       const queued = rows.executions.get(d.executionId);
       // An accepted row (already counted as running) gets what the start knows; any other is left as it is.
       if (queued && !(queued.queued && queued.status === 'running')) return;
-      rows.executions.set(d.executionId, {
-        ...runningRow(d, d.startedAt),
-        input_data: d.inputData,
-        graph_snapshot: d.graphSnapshot,
-        input_ref: d.inputDataRef ?? null,
-        queued: false,
-      });
+      rows.executions.set(
+        d.executionId,
+        withGraph(
+          rows,
+          { ...runningRow(d, d.startedAt), input_data: d.inputData, input_ref: d.inputDataRef ?? null, queued: false },
+          d.graphSnapshot,
+        ),
+      );
       rows.changedExecutions.add(d.executionId);
       const nodes = new Map<string, NodeStateRow>();
       d.graphSnapshot.nodes.forEach((node, position) => {

@@ -24,12 +24,13 @@ import {
  * event. The large JSON columns are never loaded: a row read from the table carries `undefined`
  * there, written as NULL and kept by COALESCE, so a node's completion does not move its input
  * back and forth. With a row cache (the engine's own commits) the rows of executions this engine
- * wrote last are not read back at all.
+ * wrote last are not read back at all. A row names its graph by id (graph-snapshot-ids.ts): each
+ * distinct graph is stored once, skipped when the cache knows it committed already.
  */
 const EXECUTION_TYPES = new Set<string>(EXECUTION_EVENT_TYPES);
 const FIRST_EVENTS = new Set<string>(['ExecutionAccepted', 'ExecutionStarted']);
 
-const KEPT_WHEN_NULL = new Set(['input_data', 'output_data', 'graph_snapshot', 'input_from']);
+const KEPT_WHEN_NULL = new Set(['input_data', 'output_data', 'input_from']);
 const iso = (value: unknown): string | null =>
   value === null || value === undefined
     ? null
@@ -55,6 +56,7 @@ const executionFromDb = (row: Record<string, unknown>): ExecutionRow => ({
   input_data: undefined,
   output_data: undefined,
   graph_snapshot: undefined,
+  graph_snapshot_id: (row.graph_snapshot_id as string | null) ?? null,
   input_ref: (row.input_ref as StoredValueRef | null) ?? null,
   output_ref: (row.output_ref as StoredValueRef | null) ?? null,
   queued: row.queued === true,
@@ -94,7 +96,7 @@ const EXECUTION_COLUMNS = [
   'failed_node_name',
   'input_data',
   'output_data',
-  'graph_snapshot',
+  'graph_snapshot_id',
   'input_ref',
   'output_ref',
   'queued',
@@ -180,7 +182,7 @@ async function loadRows(
 const executionTypesSql = (json: string): string => `id uuid, process_id uuid, organization_id uuid, status text,
   started_at timestamptz, completed_at timestamptz, duration_ms bigint, error_message text, triggered_by_user_id text,
   trigger_node_id text, attempt integer, failed_node_id text, failed_node_name text, input_data ${json},
-  output_data ${json}, graph_snapshot ${json}, input_ref jsonb, output_ref jsonb, queued boolean`;
+  output_data ${json}, graph_snapshot_id text, input_ref jsonb, output_ref jsonb, queued boolean`;
 const nodeTypesSql = (json: string): string => `execution_id uuid, node_id text, position integer, node_name text,
   node_type text, status text, started_at timestamptz, completed_at timestamptz, duration_ms bigint,
   input_data ${json}, output_data ${json}, error text, iterations integer, input_from ${json}, output_ref jsonb,
@@ -242,9 +244,20 @@ const upsertCounts = (counts: readonly { process_id: string; status: string; cou
       AS r(process_id uuid, status text, count bigint)
     ON CONFLICT (process_id, status) DO UPDATE SET count = engine_execution_counts.count + excluded.count`;
 
-/** The statements that bring the tables to `rows` (only what changed). */
-function rowWrites(rows: ExecutionRowSet): RawBuilder<unknown>[] {
+/** Graphs not stored yet; one that is (another engine's, an earlier commit's) is left as it is. */
+const insertGraphSnapshots = (snapshots: readonly { id: string; snapshot: unknown }[]): RawBuilder<unknown> => {
+  const rowsJson = JSON.stringify(snapshots);
+  const { fn, type } = jsonRecordsetFor(rowsJson);
+  return sql`INSERT INTO engine_graph_snapshots (id, snapshot)
+    SELECT id, snapshot::jsonb FROM ${sql.raw(fn)}(${rowsJson}::${sql.raw(type)}) AS r(id text, snapshot ${sql.raw(type)})
+    ON CONFLICT (id) DO NOTHING`;
+};
+
+/** The statements that bring the tables to `rows` (only what changed), leaving out graphs `stored` already. */
+function rowWrites(rows: ExecutionRowSet, stored: (graphSnapshotId: string) => boolean): RawBuilder<unknown>[] {
   const writes: RawBuilder<unknown>[] = [];
+  const snapshots = [...rows.graphSnapshots].filter(([id]) => !stored(id)).map(([id, snapshot]) => ({ id, snapshot }));
+  if (snapshots.length > 0) writes.push(insertGraphSnapshots(snapshots));
   const executions = [...rows.changedExecutions].map((id) => rows.executions.get(id) as ExecutionRow);
   if (executions.length > 0) writes.push(upsertExecutions(executions));
   const nodes = [...rows.changedNodes].map((key) => {
@@ -322,8 +335,12 @@ export async function executionEventWrites(
     if (!firstVersion.has(event.data.executionId)) firstVersion.set(event.data.executionId, streamVersion);
   }
   return {
-    statements: [...rowWrites(rows), ...errorWebhookDeliveryWrites(stored)],
+    statements: [
+      ...rowWrites(rows, (id) => cache?.hasGraphSnapshot(id) === true),
+      ...errorWebhookDeliveryWrites(stored),
+    ],
     afterCommit: () => {
+      for (const id of rows.graphSnapshots.keys()) cache?.rememberGraphSnapshot(id);
       for (const [id, version] of lastVersion) {
         const execution = rows.executions.get(id);
         const nodes = rows.nodes.get(id);
@@ -352,6 +369,7 @@ export const executionsProjection: Projection = {
     await sql`DELETE FROM engine_node_states`.execute(trx);
     await sql`DELETE FROM engine_executions`.execute(trx);
     await sql`DELETE FROM engine_execution_counts`.execute(trx);
+    await sql`DELETE FROM engine_graph_snapshots`.execute(trx);
     for (const statement of resetExecutionStats) await statement.execute(trx);
     await resetErrorWebhookDeliveries.execute(trx);
   },

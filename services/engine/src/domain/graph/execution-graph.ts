@@ -131,7 +131,12 @@ export function snapshotOf(process: {
   nodes: { id: string; type: string; position: { x: number; y: number }; config: Record<string, unknown> }[];
   edges: { id: string; source_node_id: string; target_node_id: string; source_handle: string; target_handle: string }[];
 }): GraphSnapshot {
-  return {
+  // A frozen record (the engine's copy of a revision) gets one frozen snapshot for all its runs:
+  // what is keyed or measured per snapshot object (its stored id, its size) is then done once.
+  const frozen = Object.isFrozen(process);
+  const known = frozen ? snapshotsOfFrozen.get(process) : undefined;
+  if (known) return known;
+  const snapshot: GraphSnapshot = {
     nodes: process.nodes.map((n) => ({ id: n.id, type: n.type, position: n.position, config: n.config })),
     edges: process.edges.map((e) => ({
       id: e.id,
@@ -141,4 +146,11 @@ export function snapshotOf(process: {
       targetHandle: e.target_handle || 'input',
     })),
   };
+  if (!frozen) return snapshot;
+  for (const part of [...snapshot.nodes, ...snapshot.edges, snapshot.nodes, snapshot.edges, snapshot])
+    Object.freeze(part);
+  snapshotsOfFrozen.set(process, snapshot);
+  return snapshot;
 }
+
+const snapshotsOfFrozen = new WeakMap<object, GraphSnapshot>();
