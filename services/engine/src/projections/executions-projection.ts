@@ -4,6 +4,7 @@ import type { StoredValueRef, TokenUsage } from '@weft/contracts';
 import { EXECUTION_EVENT_TYPES, type ExecutionEvent } from '../domain/execution/events.js';
 import { errorWebhookDeliveryWrites, resetErrorWebhookDeliveries } from './error-webhook-deliveries.js';
 import { ExecutionRowCache } from './execution-row-cache.js';
+import { jsonbKeyOrder } from './jsonb-key-order.js';
 import type { RecentlyFinishedRows } from './recently-finished-rows.js';
 import { executionStatsWrites, resetExecutionStats } from './execution-stats-writes.js';
 import {
@@ -200,16 +201,26 @@ const selected = (column: string): string =>
     ? `CASE WHEN r.${nullFlag(column)} THEN 'null'::jsonb ELSE r.${column}::jsonb END`
     : column;
 
-/** The row as sent: a flag beside each large JSON column that is JSON null (copied only then). */
-const flaggingNulls =
-  (kept: readonly string[]) =>
-  (row: object): object => {
-    let flagged: Record<string, unknown> | undefined;
-    for (const column of kept) {
-      if ((row as Record<string, unknown>)[column] === null) (flagged ??= { ...row })[nullFlag(column)] = true;
+/**
+ * The row as sent: only the table's columns (a row in memory also carries its graph, which is
+ * stored on its own), a flag beside each large JSON column that is JSON null, and the keys in the
+ * order jsonb keeps them: PostgreSQL then finds each object already sorted when it parses the
+ * parameter (sorting took about a fifth of parsing a batch's rows).
+ */
+const sentRow = (keys: readonly string[], columns: readonly string[], kept: readonly string[]) => {
+  const fields = [...keys, ...columns, ...kept.map(nullFlag)]
+    .sort(jsonbKeyOrder)
+    .map((field) => ({ field, flags: kept.find((column) => nullFlag(column) === field) }));
+  return (row: object): object => {
+    const source = row as Record<string, unknown>;
+    const sent: Record<string, unknown> = {};
+    for (const { field, flags } of fields) {
+      if (flags === undefined) sent[field] = source[field];
+      else if (source[flags] === null) sent[field] = true;
     }
-    return flagged ?? row;
+    return sent;
   };
+};
 
 /** `SET` list of an upsert: the large JSON columns keep their value when the row carries none. */
 const updateSet = (table: string, columns: readonly string[]): string =>
@@ -225,8 +236,9 @@ const updateSet = (table: string, columns: readonly string[]): string =>
 const upsertStatement = (table: string, key: string, columns: readonly string[], types: (json: string) => string) => {
   const kept = columns.filter((column) => KEPT_WHEN_NULL.has(column));
   const flagTypes = kept.map((column) => `, ${nullFlag(column)} boolean`).join('');
+  const sent = sentRow(key.split(', '), columns, kept);
   return (rows: readonly object[]): RawBuilder<unknown> => {
-    const rowsJson = JSON.stringify(rows.map(flaggingNulls(kept)));
+    const rowsJson = JSON.stringify(rows.map(sent));
     const { fn, type } = jsonRecordsetFor(rowsJson);
     return sql`INSERT INTO ${sql.raw(`${table} (${key}, ${columns.join(', ')})`)}
       SELECT ${sql.raw(`${key}, ${columns.map(selected).join(', ')}`)} FROM ${sql.raw(fn)}(${rowsJson}::${sql.raw(type)})

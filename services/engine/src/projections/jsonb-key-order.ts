@@ -30,7 +30,8 @@ const isAscii = (key: string): boolean => {
   return true;
 };
 
-function jsonbKeyOrder(a: string, b: string): number {
+/** How jsonb orders an object's keys: shorter first, then by UTF-8 bytes. */
+export function jsonbKeyOrder(a: string, b: string): number {
   // ASCII keys (nearly all) compare as strings; others by their UTF-8 bytes, as jsonb does.
   if (isAscii(a) && isAscii(b)) return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
   const left = Buffer.from(a);

@@ -52,15 +52,16 @@ export function appendStatement(
       ${returning}`;
   }
   const { metadata, indexOf } = distinctMetadata(events);
+  // Keys in jsonb's order (same length, so by their bytes): PostgreSQL finds them sorted when it parses.
   const rows = events.map((event, index) => ({
-    i: index,
-    s: event.streamId,
-    v: event.streamVersion,
-    e: event.eventId,
-    t: event.type,
-    n: event.schemaVersion,
     d: event.data,
+    e: event.eventId,
+    i: index,
     k: indexOf[index],
+    n: event.schemaVersion,
+    s: event.streamId,
+    t: event.type,
+    v: event.streamVersion,
   }));
   const rowsJson = JSON.stringify(rows);
   const { fn, type } = jsonRecordsetFor(rowsJson);

@@ -136,15 +136,17 @@ export function snapshotOf(process: {
   const frozen = Object.isFrozen(process);
   const known = frozen ? snapshotsOfFrozen.get(process) : undefined;
   if (known) return known;
+  // Keys in the order jsonb keeps them (shorter first, then by bytes): PostgreSQL, which parses
+  // every run's ExecutionStarted, then finds these objects sorted.
   const snapshot: GraphSnapshot = {
-    nodes: process.nodes.map((n) => ({ id: n.id, type: n.type, position: n.position, config: n.config })),
     edges: process.edges.map((e) => ({
       id: e.id,
-      sourceNodeId: e.source_node_id,
-      targetNodeId: e.target_node_id,
       sourceHandle: e.source_handle || DEFAULT_HANDLE,
+      sourceNodeId: e.source_node_id,
       targetHandle: e.target_handle || 'input',
+      targetNodeId: e.target_node_id,
     })),
+    nodes: process.nodes.map((n) => ({ id: n.id, type: n.type, config: n.config, position: n.position })),
   };
   if (!frozen) return snapshot;
   for (const part of [...snapshot.nodes, ...snapshot.edges, snapshot.nodes, snapshot.edges, snapshot])
