@@ -1,16 +1,8 @@
 import type { DecryptedConnection, ProcessRecord } from '@weft/contracts';
 import type { ProcessDirectory } from './engine-ports.js';
+import { deepFreeze } from '../domain/graph/deep-freeze.js';
 
 const DEFAULT_MAX_PROCESSES = 1000;
-
-/** Freezes the record all the way down: one copy serves every run of its revision, none may change it. */
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-}
 
 /**
  * Processes kept per revision, so a run does not ask the catalog (a bus round trip and its reads)
@@ -42,6 +34,7 @@ export class CachedProcessDirectory implements ProcessDirectory {
       this.processes.set(processId, cached);
       return cached;
     }
+    // Frozen all the way down: one copy serves every run of its revision, none may change it.
     const fresh = deepFreeze(await this.catalog.getProcess(processId, organizationId));
     this.processes.delete(processId);
     this.processes.set(processId, fresh);

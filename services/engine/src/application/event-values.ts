@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { executionEventSchemas, ProblemError, type StoredValueRef } from '@weft/contracts';
 import { blobUrlOf } from '@weft/blob-storage';
 import type { ExecutionEvent } from '../domain/execution/events.js';
+import { isDeepFrozen } from '../domain/graph/deep-freeze.js';
 
 /**
  * How execution events are made fit to store: a value over the inline limit (a node's output, the
@@ -85,7 +86,7 @@ export interface PreparedEvent {
 const bytesOf = (json: string): number => Buffer.byteLength(json);
 
 /**
- * Frozen values many events carry (a revision's graph snapshot, `snapshotOf`), as their JSON's
+ * Deep-frozen values many events carry (a revision's graph snapshot, `snapshotOf`), as their JSON's
  * bytes: measured once, not at every run's start.
  */
 const SHARED_FIELDS: Partial<Record<ExecutionEvent['type'], readonly string[]>> = {
@@ -93,22 +94,43 @@ const SHARED_FIELDS: Partial<Record<ExecutionEvent['type'], readonly string[]>> 
 };
 const bytesOfFrozen = new WeakMap<object, number>();
 const sharedBytes = (value: unknown): number | undefined => {
-  if (typeof value !== 'object' || value === null || !Object.isFrozen(value)) return undefined;
+  if (!isDeepFrozen(value)) return undefined;
   let bytes = bytesOfFrozen.get(value);
   if (bytes === undefined) bytesOfFrozen.set(value, (bytes = bytesOf(JSON.stringify(value))));
   return bytes;
 };
 
-/** The event as it is stored; throws EventTooLargeError when it cannot be. */
+const NO_FIELDS: readonly string[] = [];
+
+/**
+ * The event as it is stored; throws EventTooLargeError when it cannot be. Built key by key in the
+ * event's own order (a value in blob storage as `<field>Ref` in its field's place), never by
+ * deleting keys: an object that lost one is a slow dictionary for every later stringify and read.
+ */
 export function prepareForStorage(event: ExecutionEvent, storage: EventStorage): PreparedEvent {
   const { limits, values } = storage;
-  const data: Record<string, unknown> = { ...(event.data as object) };
+  const source = event.data as unknown as Record<string, unknown>;
+  const valueFields = VALUE_FIELDS[event.type] ?? NO_FIELDS;
+  const sharedFields = SHARED_FIELDS[event.type] ?? NO_FIELDS;
   const puts: (() => Promise<void>)[] = [];
-  let inlineValueBytes = 0;
-  const inlineValues: Record<string, unknown> = {};
-  for (const field of VALUE_FIELDS[event.type] ?? []) {
-    if (data[field] === undefined) continue;
-    const json = jsonOrTooLong(data[field]);
+  const data: Record<string, unknown> = {};
+  // The fields measured together as one JSON text; values measured on their own add `measured`.
+  const rest: Record<string, unknown> = {};
+  let measured = 0;
+  for (const field of Object.keys(source)) {
+    const value = source[field];
+    const shared = value !== undefined && sharedFields.includes(field) ? sharedBytes(value) : undefined;
+    if (shared !== undefined) {
+      measured += shared + field.length + 4;
+      data[field] = value;
+      continue;
+    }
+    if (value === undefined || !valueFields.includes(field)) {
+      rest[field] = value;
+      data[field] = value;
+      continue;
+    }
+    const json = jsonOrTooLong(value);
     const maxValueBytes = limits.valueMaxBytes ?? DEFAULT_EVENT_SIZE_LIMITS.valueMaxBytes!;
     // Outputs that fit one by one can add up to more than a string holds (an execution's outputs).
     if (json === undefined) throw new ValueTooLargeError(event.type, field, undefined, maxValueBytes);
@@ -117,30 +139,21 @@ export function prepareForStorage(event: ExecutionEvent, storage: EventStorage):
     if (bytes > limits.valueInlineMaxBytes && values) {
       const key = `execution-values/${event.data.executionId}/${randomUUID()}.json`;
       const ref: StoredValueRef = { url: blobUrlOf(key), size: bytes };
-      delete data[field];
+      rest[`${field}Ref`] = ref;
       data[`${field}Ref`] = ref;
       puts.push(() => values.put(key, json));
     } else {
-      inlineValueBytes += bytes + field.length + 4;
-      inlineValues[field] = data[field];
-      delete data[field];
+      measured += bytes + field.length + 4;
+      data[field] = value;
     }
   }
-  for (const field of SHARED_FIELDS[event.type] ?? []) {
-    const bytes = sharedBytes(data[field]);
-    if (bytes === undefined) continue;
-    inlineValueBytes += bytes + field.length + 4;
-    inlineValues[field] = data[field];
-    delete data[field];
-  }
-  // Measured without re-serializing the inline values: their JSON was measured above.
-  const size = bytesOf(JSON.stringify(data)) + inlineValueBytes;
+  const size = bytesOf(JSON.stringify(rest)) + measured;
   if (size > limits.maxEventBytes) throw new EventTooLargeError(event.type, size, limits.maxEventBytes);
   // Started only once the event is known to fit: a refused event leaves no blob behind.
   const blobWrites = puts.map((put) => put());
   return {
     type: event.type,
-    data: { ...data, ...inlineValues },
+    data,
     schemaVersion: executionEventSchemas[event.type].schemaVersion,
     blobWrites,
   };

@@ -106,10 +106,11 @@ export async function findExecutions(
 ): Promise<Map<string, ExecutionRecord>> {
   const records = new Map<string, ExecutionRecord>();
   if (executionIds.length === 0) return records;
-  // The graph is stored once under its id (graph-snapshots-migration.ts); rows from before that hold their own.
+  // The graph is stored once under its id (graph-snapshots-migration.ts); a row from before that,
+  // or started by an engine of the previous version, holds its own; a queued one has none yet.
   const { rows } = await sql<Row>`
-    SELECT e.*, CASE WHEN e.graph_snapshot_id IS NULL THEN e.graph_snapshot
-      ELSE (SELECT s.snapshot FROM engine_graph_snapshots s WHERE s.id = e.graph_snapshot_id) END AS graph, (
+    SELECT e.*, coalesce((SELECT s.snapshot FROM engine_graph_snapshots s WHERE s.id = e.graph_snapshot_id),
+      e.graph_snapshot, '{"nodes": [], "edges": []}'::jsonb) AS graph, (
       SELECT coalesce(jsonb_agg(to_jsonb(n) ORDER BY n.position), '[]'::jsonb)
       FROM engine_node_states n WHERE n.execution_id = e.id
     ) AS node_rows, ${deliveriesOfExecution(sql`e.id`)} AS delivery_rows

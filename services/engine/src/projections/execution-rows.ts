@@ -188,10 +188,12 @@ export function applyToRows(rows: ExecutionRowSet, event: ExecutionEvent): void 
     case 'ExecutionAccepted': {
       const d = event.data;
       if (rows.executions.has(d.executionId)) return;
-      rows.executions.set(
-        d.executionId,
-        withGraph(rows, { ...runningRow(d, d.acceptedAt), queued: true }, NO_GRAPH_YET),
-      );
+      // No graph yet, none named: an engine of the previous version that starts it writes its graph inline.
+      rows.executions.set(d.executionId, {
+        ...runningRow(d, d.acceptedAt),
+        graph_snapshot: NO_GRAPH_YET,
+        queued: true,
+      });
       rows.nodes.set(d.executionId, new Map());
       rows.changedExecutions.add(d.executionId);
       moveCount(rows, d.processId, null, 'running');

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isDeepFrozen } from '../domain/graph/deep-freeze.js';
 
 /**
  * The key of a graph snapshot in `engine_graph_snapshots`: the SHA-256 (base64url) of its
@@ -6,16 +7,16 @@ import { createHash } from 'node:crypto';
  * back from jsonb (keys in another order) get the same key. Every execution of one process
  * revision carries the same graph, so its execution rows share one stored snapshot instead of a
  * copy each (about 1 KB per run, parsed as jsonb and compressed by PostgreSQL at every commit).
- * Cached per object: a revision's runs carry the very same snapshot object.
+ * Cached per deep-frozen object: a revision's runs carry the very same snapshot object.
  */
 const ids = new WeakMap<object, string>();
 
 export function graphSnapshotId(snapshot: object): string {
-  let id = ids.get(snapshot);
-  if (id === undefined) {
-    id = createHash('sha256').update(canonicalJson(snapshot)).digest('base64url');
-    ids.set(snapshot, id);
-  }
+  const known = ids.get(snapshot);
+  if (known !== undefined) return known;
+  const id = createHash('sha256').update(canonicalJson(snapshot)).digest('base64url');
+  // Kept only for a snapshot nothing can change (a revision's, `snapshotOf`).
+  if (isDeepFrozen(snapshot)) ids.set(snapshot, id);
   return id;
 }
 

@@ -1,4 +1,5 @@
 import { nodeConfigSchemas, validateNodeConfig, type GraphSnapshot } from '@weft/contracts';
+import { deepFreeze, isDeepFrozen } from './deep-freeze.js';
 
 /**
  * The process graph compiled for running: adjacency by node, the body of every loop, and labels.
@@ -131,9 +132,10 @@ export function snapshotOf(process: {
   nodes: { id: string; type: string; position: { x: number; y: number }; config: Record<string, unknown> }[];
   edges: { id: string; source_node_id: string; target_node_id: string; source_handle: string; target_handle: string }[];
 }): GraphSnapshot {
-  // A frozen record (the engine's copy of a revision) gets one frozen snapshot for all its runs:
-  // what is keyed or measured per snapshot object (its stored id, its size) is then done once.
-  const frozen = Object.isFrozen(process);
+  // A deep-frozen record (the engine's copy of a revision) gets one deep-frozen snapshot for all
+  // its runs: what is keyed or measured per snapshot object (its stored id, its size) is then
+  // done once.
+  const frozen = isDeepFrozen(process);
   const known = frozen ? snapshotsOfFrozen.get(process) : undefined;
   if (known) return known;
   // Keys in the order jsonb keeps them (shorter first, then by bytes): PostgreSQL, which parses
@@ -149,9 +151,7 @@ export function snapshotOf(process: {
     nodes: process.nodes.map((n) => ({ id: n.id, type: n.type, config: n.config, position: n.position })),
   };
   if (!frozen) return snapshot;
-  for (const part of [...snapshot.nodes, ...snapshot.edges, snapshot.nodes, snapshot.edges, snapshot])
-    Object.freeze(part);
-  snapshotsOfFrozen.set(process, snapshot);
+  snapshotsOfFrozen.set(process, deepFreeze(snapshot));
   return snapshot;
 }
 
