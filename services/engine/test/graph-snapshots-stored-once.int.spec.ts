@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { catalogHttp, engineHttp, type ExecutionRecord } from '@weft/contracts';
-import { GraphBuilder } from './fixtures/graph-builder.js';
+import { graphAdding } from './fixtures/adding-graph.js';
 import { actorOf, startEngineHarness, type EngineHarness, type EngineMode } from './support/engine-harness.js';
 
 /**
@@ -19,13 +19,6 @@ describe.each(modes)('graph snapshots stored once per graph (%s)', (mode) => {
   });
   afterAll(() => harness.close());
 
-  const graphAdding = (amount: number) =>
-    new GraphBuilder()
-      .node('In', 'inputNode', { triggerType: 'manual' })
-      .node('Add', 'scriptNode', { code: `return { total: input.In.n + ${amount} };` })
-      .node('Out', 'outputNode', { fields: { total: '{{input["Add"]["total"]}}' } })
-      .edge('In', 'Add')
-      .edge('Add', 'Out');
   const run = async (processId: string): Promise<ExecutionRecord> => {
     const reply = await harness.call(engineHttp.testProcess, { params: { processId }, body: { n: 1 } }, actor);
     expect(reply.status).toBe(200);

@@ -1,6 +1,6 @@
 import type { Bus } from '@weft/bus';
 import { catalogHttp, catalogInternal, engineHttp, type ExecutionRecord, type ProcessRecord } from '@weft/contracts';
-import { GraphBuilder } from './fixtures/graph-builder.js';
+import { graphAdding } from './fixtures/adding-graph.js';
 import { actorOf, startEngineHarness, type EngineHarness, type EngineMode } from './support/engine-harness.js';
 
 /**
@@ -36,13 +36,6 @@ describe.each(modes)('processes cached per revision (%s)', (mode) => {
   });
   afterAll(() => harness.close());
 
-  const graphAdding = (amount: number) =>
-    new GraphBuilder()
-      .node('In', 'inputNode', { triggerType: 'manual' })
-      .node('Add', 'scriptNode', { code: `return { total: input.In.n + ${amount} };` })
-      .node('Out', 'outputNode', { fields: { total: '{{input["Add"]["total"]}}' } })
-      .edge('In', 'Add')
-      .edge('Add', 'Out');
   const run = async (processId: string) => {
     const reply = await harness.call(engineHttp.testProcess, { params: { processId }, body: { n: 1 } }, actor);
     return { status: reply.status, record: reply.body as ExecutionRecord };
