@@ -2,6 +2,7 @@ import { engineHttp, type ExecutionRecord, type ProcessRecord } from '@weft/cont
 import type { StoredEvent } from '@weft/event-store';
 import { GraphBuilder } from './fixtures/graph-builder.js';
 import { actorOf, startEngineHarness, type EngineHarness } from './support/engine-harness.js';
+import { recordedStarts } from './support/node-starts.js';
 
 /**
  * Execution events stay small: NodeStarted records where the input comes from, not a copy of it;
@@ -36,8 +37,6 @@ describe('execution event sizes (embedded)', () => {
     return { record, events };
   };
   const bytes = (event: StoredEvent): number => Buffer.byteLength(JSON.stringify(event.data));
-  const started = (events: StoredEvent[], nodeId: string) =>
-    events.filter((e) => e.type === 'NodeStarted' && (e.data as { nodeId: string }).nodeId === nodeId);
   const node = (record: ExecutionRecord, name: string) => record.node_states.find((n) => n.node_name === name)!;
 
   test('NodeStarted names the parent runs instead of copying the input; the record shows the input', async () => {
@@ -53,11 +52,12 @@ describe('execution event sizes (embedded)', () => {
 
     expect(record.status).toBe('completed');
     expect(node(record, 'C').output_data).toBe(1501);
-    const [startedC] = started(events, g.id('C'));
-    expect(startedC!.schemaVersion).toBe(2);
-    expect(startedC!.data).toMatchObject({ inputFrom: [{ nodeId: g.id('B') }] });
-    expect(startedC!.data).not.toHaveProperty('inputData');
-    expect(bytes(startedC!)).toBeLessThan(400);
+    // C touches nothing outside: its NodeCompleted carries its start.
+    const [startedC] = recordedStarts(events, g.id('C'));
+    expect(startedC!.event).toMatchObject({ type: 'NodeCompleted', schemaVersion: 3 });
+    expect(startedC!.inputFrom).toEqual([{ nodeId: g.id('B') }]);
+    expect(startedC!.event.data).not.toHaveProperty('inputData');
+    expect(bytes(startedC!.event)).toBeLessThan(400);
     expect(node(record, 'C').input_data).toEqual({
       In: { add: 1 },
       A: { text: 'a'.repeat(1500) },
@@ -82,7 +82,7 @@ describe('execution event sizes (embedded)', () => {
     expect(node(record, 'Each').output_data).toEqual({
       results: [1, 2, 3, 4].map((i) => ({ Double: i * 2 + 1500 })),
     });
-    const bodyStarts = started(events, g.id('Double'));
+    const bodyStarts = recordedStarts(events, g.id('Double')).map((start) => start.event);
     expect(bodyStarts).toHaveLength(4);
     expect(bodyStarts.map((e) => (e.data as { loopItem: unknown }).loopItem)).toEqual([1, 2, 3, 4]);
     for (const event of bodyStarts) expect(bytes(event)).toBeLessThan(400);

@@ -2,6 +2,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalDiskBlobStorage } from '@weft/blob-storage';
+import { executionEventSchemas } from '@weft/contracts';
 import { upcastEvent, type StoredEvent } from '@weft/event-store';
 import { blobValueStore } from '../src/adapters/blob-value-store.js';
 import {
@@ -41,10 +42,15 @@ describe('NodeStarted version 1 upcaster', () => {
     expect(upcast.data).toEqual({ ...v1, inputFrom: [] });
   });
 
-  test('the other version 1 events are valid version 2 as they are', () => {
+  test('the other older events are valid at the current version as they are', () => {
     const data = { executionId: 'ex', nodeId: 'b', outputData: 1, handles: ['output'] };
     const upcast = upcastEvent(stored('NodeCompleted', data), executionUpcasters);
-    expect(upcast).toMatchObject({ schemaVersion: 2, data });
+    expect(upcast).toMatchObject({ schemaVersion: executionEventSchemas.NodeCompleted.schemaVersion, data });
+    const failed = { executionId: 'ex', nodeId: 'b', error: 'boom', completedAt: '2026-01-01T00:00:00.000Z' };
+    expect(upcastEvent(stored('NodeFailed', failed), executionUpcasters)).toMatchObject({
+      schemaVersion: executionEventSchemas.NodeFailed.schemaVersion,
+      data: failed,
+    });
   });
 });
 
@@ -77,7 +83,7 @@ describe('event values in blob storage', () => {
 
   test('a small value stays inline', () => {
     const prepared = prepareForStorage(completed({ n: 1 }), events);
-    expect(prepared).toMatchObject({ schemaVersion: 2, data: { outputData: { n: 1 } }, blobWrites: [] });
+    expect(prepared).toMatchObject({ schemaVersion: 3, data: { outputData: { n: 1 } }, blobWrites: [] });
   });
 
   test('a large value is stored once as a blob and read back', async () => {

@@ -89,6 +89,65 @@ describe('execution decider', () => {
       .thenRefuses(409, /not running/);
   });
 
+  test('a node that records no start of its own ends with one event carrying its start', () => {
+    const start = {
+      nodeName: 'Score',
+      nodeType: 'scriptNode',
+      inputFrom: [{ nodeId: 'in' }],
+      startedAt: new Date(iso(1)),
+    };
+    const carried = {
+      nodeName: 'Score',
+      nodeType: 'scriptNode',
+      inputFrom: [{ nodeId: 'in' }],
+      attempt: 1,
+      startedAt: iso(1),
+    };
+    const completedWithStart: ExecutionEvent = {
+      type: 'NodeCompleted',
+      data: {
+        executionId: 'ex-1',
+        nodeId: 'n1',
+        ...carried,
+        outputData: { x: 1 },
+        handles: ['output'],
+        completedAt: iso(2),
+        durationMs: 1000,
+      },
+    };
+    given([started])
+      .when({
+        type: 'CompleteNode',
+        data: { nodeId: 'n1', outputData: { x: 1 }, handles: ['output'], durationMs: 1000, start },
+        metadata: at(2),
+      })
+      .then([completedWithStart]);
+    given([started])
+      .when({ type: 'FailNode', data: { nodeId: 'n1', error: 'boom', durationMs: 1000, start }, metadata: at(2) })
+      .then([
+        {
+          type: 'NodeFailed',
+          data: { executionId: 'ex-1', nodeId: 'n1', ...carried, error: 'boom', completedAt: iso(2), durationMs: 1000 },
+        },
+      ]);
+    // A completed run is not started again, with or without its start carried.
+    given([started, completedWithStart])
+      .when({
+        type: 'CompleteNode',
+        data: { nodeId: 'n1', outputData: null, handles: [], durationMs: 1, start },
+        metadata: at(3),
+      })
+      .thenRefuses(409, /already completed/);
+    // Folded, it is the same run as NodeStarted then NodeCompleted: completed, with its first start.
+    const state = foldExecution([started, completedWithStart]);
+    expect(state.nodeRuns.get('n1')).toMatchObject({
+      status: 'completed',
+      outputData: { x: 1 },
+      handles: ['output'],
+      firstStartedAt: iso(1),
+    });
+  });
+
   test('skipping a node twice records it once (resume)', () => {
     const skipped: ExecutionEvent = {
       type: 'NodeSkipped',

@@ -62,19 +62,19 @@ describe('execution events for subscribers (embedded bus, outbox relay)', () => 
       await waitUntil(() => received.some((r) => r.envelope.type === 'ExecutionCompleted'));
 
       const types = received.map((r) => r.envelope.type);
-      // Accepted when POST /processes/test answered, started when the engine took it from the queue.
-      expect(types.slice(0, 2)).toEqual(['ExecutionAccepted', 'ExecutionStarted']);
+      // Run at once by the engine it reached (no queue, so no ExecutionAccepted); each node that
+      // touches nothing outside records one event, its NodeCompleted carrying its start.
+      expect(types[0]).toBe('ExecutionStarted');
       expect(types.at(-1)).toBe('ExecutionCompleted');
       expect([...types].sort()).toEqual(
-        [
-          'ExecutionAccepted',
-          'ExecutionStarted',
-          'ExecutionCompleted',
-          'NodeSkipped',
-          ...Array(3).fill('NodeStarted'),
-          ...Array(3).fill('NodeCompleted'),
-        ].sort(),
+        ['ExecutionStarted', 'ExecutionCompleted', 'NodeSkipped', ...Array(3).fill('NodeCompleted')].sort(),
       );
+      for (const { envelope } of received.filter((r) => r.envelope.type === 'NodeCompleted'))
+        expect(envelope.data).toMatchObject({
+          nodeName: expect.any(String),
+          startedAt: expect.any(String),
+          attempt: 1,
+        });
       expect(received.map((r) => r.envelope.streamVersion)).toEqual(types.map((_, index) => index + 1));
       for (const { subject, envelope } of received) {
         expect(subject).toBe(`weft.events.execution.${org}.${process.id}.${envelope.type}`);

@@ -104,6 +104,48 @@ describe('execution read-model rows', () => {
     expect(Object.fromEntries(rows.countDeltas)).toEqual({ 'p\u0000running': 0, 'p\u0000timeout': 1 });
   });
 
+  test('an end carrying its start gives the node row that NodeStarted then the end give', () => {
+    const start = { nodeName: 'Body', nodeType: 'scriptNode', inputFrom: [{ nodeId: 'in' }], attempt: 1 };
+    const T1 = '2026-01-01T00:00:01.000Z';
+    const ends: ExecutionEvent[] = [
+      {
+        type: 'NodeCompleted',
+        data: {
+          executionId: 'ex',
+          nodeId: 'body',
+          outputData: 3,
+          handles: ['output'],
+          completedAt: T1,
+          durationMs: 1000,
+        },
+      },
+      {
+        type: 'NodeFailed',
+        data: { executionId: 'ex', nodeId: 'body', error: 'boom', completedAt: T1, durationMs: 1000 },
+      },
+    ];
+    for (const end of ends) {
+      const twoEvents = emptyRowSet();
+      applyToRows(twoEvents, started);
+      applyToRows(twoEvents, {
+        type: 'NodeStarted',
+        data: { executionId: 'ex', nodeId: 'body', ...start, startedAt: T },
+      });
+      applyToRows(twoEvents, end);
+      const oneEvent = emptyRowSet();
+      applyToRows(oneEvent, started);
+      applyToRows(oneEvent, { ...end, data: { ...end.data, ...start, startedAt: T } } as ExecutionEvent);
+      const row = oneEvent.nodes.get('ex')?.get('body');
+      expect(row).toEqual(twoEvents.nodes.get('ex')?.get('body'));
+      expect(row).toMatchObject({
+        status: end.type === 'NodeCompleted' ? 'completed' : 'failed',
+        started_at: T,
+        completed_at: T1,
+        input_from: { inputFrom: [{ nodeId: 'in' }] },
+      });
+    }
+  });
+
   test('a terminal event on a finished execution changes nothing', () => {
     const rows = emptyRowSet();
     applyToRows(rows, started);

@@ -86,7 +86,7 @@ describe.each(modes)('a held run whose commit the database fails (%s)', (mode) =
   // an error; not understood yet (issue 10's closing note), so it runs embedded only until it is.
   const embeddedOnly = mode === 'embedded' ? test : test.skip;
   embeddedOnly(
-    'a refused ExecutionStarted leaves no lone ExecutionAccepted (queued for ever) and no unhandled rejection',
+    'a refused ExecutionStarted leaves no execution behind (none queued for ever) and no unhandled rejection',
     async () => {
       unhandled.length = 0;
       const process = await shortProcess();
@@ -94,7 +94,7 @@ describe.each(modes)('a held run whose commit the database fails (%s)', (mode) =
       const status = await statusOf(process.id);
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(status).toBeGreaterThanOrEqual(400);
-      // Before the change ExecutionAccepted and ExecutionStarted went in one commit: both or neither.
+      // No row at all: nothing reads as queued or running for ever.
       expect(await rowsOf(process.id)).toEqual([]);
       expect(unhandled.map(String)).toEqual([]);
     },

@@ -1,6 +1,7 @@
 import type { ExecutionRecord } from '@weft/contracts';
 import { GraphBuilder } from './fixtures/graph-builder.js';
 import { actorOf, startEngineHarness, type EngineHarness } from './support/engine-harness.js';
+import { recordedStarts } from './support/node-starts.js';
 import { waitUntil } from './support/wait-until.js';
 
 /** A run resumed by another engine reads the outputs that went to blob storage back as its seeds. */
@@ -63,9 +64,7 @@ describe('resume with values in blob storage (PostgreSQL + NATS)', () => {
     const finished = await record();
     expect(finished).toMatchObject({ status: 'completed', error_message: null });
     expect(finished.node_states.find((n) => n.node_name === 'Measure')?.output_data).toBe(10000);
-    const starts = (await second.store.readStream(stream)).filter(
-      (e) => e.type === 'NodeStarted' && (e.data as { nodeId: string }).nodeId === g.id('Large'),
-    );
+    const starts = recordedStarts(await second.store.readStream(stream), g.id('Large'));
     expect(starts).toHaveLength(1);
   });
 });

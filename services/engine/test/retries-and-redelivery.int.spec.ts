@@ -3,11 +3,11 @@ import {
   type ExecutionRecord,
   type ExecutionRequest,
   type NodeFailedData,
-  type NodeStartedData,
   type ExecutionRetryScheduledData,
 } from '@weft/contracts';
 import { findExecution } from '../src/projections/execution-queries.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
+import { recordedStarts } from './support/node-starts.js';
 import { actorOf, startEngineHarness, type EngineHarness, type EngineMode } from './support/engine-harness.js';
 import { waitUntil } from './support/wait-until.js';
 
@@ -61,10 +61,9 @@ describe.each(modes)('retries, timeouts and redelivered requests (%s)', (mode) =
     const retryAts = events
       .filter((event) => event.type === 'ExecutionRetryScheduled')
       .map((event) => Date.parse((event.data as ExecutionRetryScheduledData).retryAt));
-    const retriedStarts = events
-      .filter((event) => event.type === 'NodeStarted' && (event.data as NodeStartedData).attempt > 1)
-      .filter((event) => (event.data as NodeStartedData).nodeName === 'Down')
-      .map((event) => Date.parse((event.data as NodeStartedData).startedAt));
+    const retriedStarts = recordedStarts(events)
+      .filter((start) => start.attempt > 1 && start.nodeName === 'Down')
+      .map((start) => Date.parse(start.startedAt));
     expect(retriedStarts).toHaveLength(2);
     retriedStarts.forEach((startedAt, index) => expect(startedAt).toBeGreaterThanOrEqual(retryAts[index]!));
   });

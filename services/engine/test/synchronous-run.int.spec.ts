@@ -24,15 +24,15 @@ const runDoubling = async (harness: EngineHarness, actor: Actor, n: number) => {
 /** Each event of the stream with the id of the transaction that wrote it. */
 const eventsWithTransactions = async (harness: EngineHarness, executionId: string) =>
   (
-    await sql<{ type: string; tx: string }>`
-      SELECT type, xmin::text AS tx FROM events WHERE stream_id = ${`execution-${executionId}`}
+    await sql<{ type: string; tx: string; data: Record<string, unknown> }>`
+      SELECT type, xmin::text AS tx, data FROM events WHERE stream_id = ${`execution-${executionId}`}
       ORDER BY stream_version`.execute(harness.database.db)
   ).rows;
 
 /**
  * A synchronous test run on an engine with a free slot is run there, without the work queue's
  * hop; its events are the same as a queued run's. A short one is written whole by one commit
- * (WEFT_SYNC_RUN_HOLD_MS); without the hold its start goes first, accepted and started in one commit.
+ * (WEFT_SYNC_RUN_HOLD_MS); without the hold its start goes first, in a commit of its own.
  */
 describe.each(modes)('a synchronous test run (%s)', (mode) => {
   let harness: EngineHarness;
@@ -55,11 +55,16 @@ describe.each(modes)('a synchronous test run (%s)', (mode) => {
     expect(record).toMatchObject({ status: 'completed', output_data: { Out: { n: 42 } } });
 
     const events = await eventsWithTransactions(harness, record.id);
+    // No acceptance (the request never waited in a queue); each node's end carries its start.
     expect(events.map((event) => event.type)).toEqual([
-      'ExecutionAccepted',
       'ExecutionStarted',
-      ...['In', 'Double', 'Out'].flatMap(() => ['NodeStarted', 'NodeCompleted']),
+      ...['In', 'Double', 'Out'].map(() => 'NodeCompleted'),
       'ExecutionCompleted',
+    ]);
+    expect(events.slice(1, 4).map((event) => (event.data as { nodeName?: string }).nodeName)).toEqual([
+      'In',
+      'Double',
+      'Out',
     ]);
     expect(new Set(events.map((event) => event.tx)).size).toBe(1);
     const stored = await harness.call(engineHttp.getExecution, { params: { id: record.id } }, actor);
@@ -71,17 +76,16 @@ describe.each(modes)('a synchronous test run (%s)', (mode) => {
     expect(rows).toEqual([]);
   });
 
-  test('without the hold, stores ExecutionAccepted and ExecutionStarted in one commit first', async () => {
+  test('without the hold, stores ExecutionStarted in a commit of its own first', async () => {
     const reply = await runDoubling(unheld, actor, 21);
     expect(reply.status).toBe(200);
     const record = reply.body as ExecutionRecord;
     expect(record).toMatchObject({ status: 'completed', output_data: { Out: { n: 42 } } });
 
     const events = await eventsWithTransactions(unheld, record.id);
-    expect(events.map((event) => event.type).slice(0, 2)).toEqual(['ExecutionAccepted', 'ExecutionStarted']);
+    expect(events.map((event) => event.type).slice(0, 2)).toEqual(['ExecutionStarted', 'NodeCompleted']);
     expect(events.at(-1)!.type).toBe('ExecutionCompleted');
-    expect(events[0]!.tx).toBe(events[1]!.tx);
-    expect(events[2]!.tx).not.toBe(events[1]!.tx);
+    expect(events[1]!.tx).not.toBe(events[0]!.tx);
     const stored = await unheld.call(engineHttp.getExecution, { params: { id: record.id } }, actor);
     expect(stored.body).toEqual(record);
   });
@@ -171,12 +175,9 @@ describe.each(modes)("a run's node events (%s)", (mode) => {
       ORDER BY stream_version`.execute(harness.database.db);
     const commits = [...new Set(rows.map((row) => row.tx))];
     expect(commits).toHaveLength(2);
-    expect(rows.filter((row) => row.tx === commits[0]).map((row) => row.type)).toEqual([
-      'ExecutionAccepted',
-      'ExecutionStarted',
-    ]);
+    expect(rows.filter((row) => row.tx === commits[0]).map((row) => row.type)).toEqual(['ExecutionStarted']);
     expect(rows.filter((row) => row.tx === commits[1]).map((row) => row.type)).toEqual(
-      expect.arrayContaining(['NodeStarted', 'NodeCompleted', 'ExecutionCompleted']),
+      expect.arrayContaining(['NodeCompleted', 'ExecutionCompleted']),
     );
   });
 

@@ -5,6 +5,8 @@ import type { ExecutionEventType } from './execution-events.js';
  * JSON Schema of each execution event's `data` at its current schema version (subscribers validate
  * with these). Version 2 of NodeStarted records the input as references; version 2 of
  * ExecutionStarted, NodeCompleted and ExecutionCompleted may carry a large value as `<field>Ref`.
+ * Version 3 of NodeCompleted and version 2 of NodeFailed may carry the node's start
+ * (`CarriedNodeStart`) when no NodeStarted was recorded for that run.
  */
 const id = { type: 'string', minLength: 1 } as const;
 const time = { type: 'string', format: 'date-time' } as const;
@@ -34,6 +36,17 @@ const tokenUsage = {
   },
 } as const;
 const inlineOrRef = (field: string) => ({ anyOf: [{ required: [field] }, { required: [`${field}Ref`] }] });
+const inputFrom = {
+  type: 'array',
+  items: { type: 'object', required: ['nodeId'], properties: { nodeId: id, iteration, handle: str } },
+} as const;
+const attempt = { type: 'integer', minimum: 1 } as const;
+/** A node's start as its NodeCompleted or NodeFailed carries it: all of these or none. */
+const carriedStart = { nodeName: str, nodeType: str, inputFrom, attempt, startedAt: time } as const;
+const allOrNone = (fields: string[]) => ({
+  anyOf: [{ required: fields }, { not: { anyOf: fields.map((field) => ({ required: [field] })) } }],
+});
+const carriedStartFields = allOrNone(Object.keys(carriedStart));
 
 const event = (required: string[], properties: Record<string, unknown>): JsonSchema => ({
   type: 'object',
@@ -80,22 +93,20 @@ export const executionEventSchemas: Record<ExecutionEventType, { schemaVersion: 
       nodeId: id,
       nodeName: str,
       nodeType: str,
-      inputFrom: {
-        type: 'array',
-        items: { type: 'object', required: ['nodeId'], properties: { nodeId: id, iteration, handle: str } },
-      },
+      inputFrom,
       loopItem: {},
       loopItemRef: valueRef,
-      attempt: { type: 'integer', minimum: 1 },
+      attempt,
       startedAt: time,
       iteration,
     }),
   },
   NodeCompleted: {
-    schemaVersion: 2,
+    schemaVersion: 3,
     schema: {
       ...event(['nodeId', 'handles', 'completedAt', 'durationMs'], {
         nodeId: id,
+        ...carriedStart,
         outputData: {},
         outputDataRef: valueRef,
         handles: { type: 'array', items: str },
@@ -104,18 +115,22 @@ export const executionEventSchemas: Record<ExecutionEventType, { schemaVersion: 
         iteration,
         tokenUsage,
       }),
-      ...inlineOrRef('outputData'),
+      allOf: [inlineOrRef('outputData'), carriedStartFields],
     },
   },
   NodeFailed: {
-    schemaVersion: 1,
-    schema: event(['nodeId', 'error', 'completedAt'], {
-      nodeId: id,
-      error: str,
-      completedAt: time,
-      durationMs: count,
-      iteration,
-    }),
+    schemaVersion: 2,
+    schema: {
+      ...event(['nodeId', 'error', 'completedAt'], {
+        nodeId: id,
+        ...carriedStart,
+        error: str,
+        completedAt: time,
+        durationMs: count,
+        iteration,
+      }),
+      ...carriedStartFields,
+    },
   },
   NodeSkipped: {
     schemaVersion: 1,

@@ -89,7 +89,21 @@ export interface NodeStartedData {
   iteration?: IterationPath;
 }
 
-export interface NodeCompletedData {
+/**
+ * A node's start, carried by its NodeCompleted (schema version 3) or NodeFailed (version 2) when
+ * no NodeStarted was recorded for that run: nodes that touch nothing outside the execution (input,
+ * conditional, script, output) and end within a second record one event, not two. All present or
+ * all absent; absent when a NodeStarted came first.
+ */
+export interface CarriedNodeStart {
+  nodeName?: string;
+  nodeType?: string;
+  inputFrom?: NodeInputSource[];
+  attempt?: number;
+  startedAt?: string;
+}
+
+export interface NodeCompletedData extends CarriedNodeStart {
   executionId: string;
   nodeId: string;
   /** Absent when stored in blob storage (`outputDataRef`). */
@@ -104,7 +118,7 @@ export interface NodeCompletedData {
   tokenUsage?: TokenUsage;
 }
 
-export interface NodeFailedData {
+export interface NodeFailedData extends CarriedNodeStart {
   executionId: string;
   nodeId: string;
   error: string;

@@ -321,8 +321,9 @@ export class ExecutionEngine {
   }
 
   /**
-   * Accepts and starts a request here at once, without the work queue: ExecutionAccepted,
-   * ExecutionStarted and the lease in one commit, then the run. A synchronous caller waits for
+   * Starts a request here at once, without the work queue: ExecutionStarted and the lease in one
+   * commit, then the run (no ExecutionAccepted: the request never waits in a queue, and its start,
+   * committed as early as an acceptance would be, says all an acceptance would). A synchronous caller waits for
    * this engine anyway, so the queue's hop (a commit, a delivery, a read of the stream and a
    * second process load) only added time. Undefined, with nothing written, when this engine has no
    * free slot, takes no work or its commit does not take leases (the caller then queues the request), or when
@@ -348,10 +349,9 @@ export class ExecutionEngine {
       const graph = this.graphOf(process);
       const run = this.newRun(request.executionId, initialExecutionState(), 0, executionMetadataOf(request));
       const holdMs = options.holdMs ?? 0;
-      // Held either way until both are decided: a start refused here (too large) leaves no lone acceptance.
+      // Held either way until the start is decided: one refused here (too large) leaves nothing behind.
       run.hold(Math.max(holdMs, 0));
       try {
-        run.execute(this.acceptCommand(request, triggerNodeId));
         run.execute(startExecutionCommand(request, process, triggerNodeId, this.now()));
       } catch (error) {
         run.discard();
@@ -789,7 +789,7 @@ export class ExecutionEngine {
         let running = 0;
         for (const nodeRun of run.state.nodeRuns.values())
           if (nodeRun.status === 'running' && graph.nodes.get(nodeRun.nodeId)?.type !== 'loopNode') running++;
-        return running;
+        return running + run.unrecordedStartCount;
       },
       park: (dueAt) => {
         if (controller.signal.aborted) return;
@@ -816,7 +816,7 @@ export class ExecutionEngine {
       if (nodeRun.firstStartedAt) firstStarts.set(key, new Date(nodeRun.firstStartedAt));
     }
     const listener = run.listener();
-    return runGraph({
+    const outcome = runGraph({
       graph,
       executors: this.deps.executors,
       executionId: run.executionId,
@@ -860,6 +860,8 @@ export class ExecutionEngine {
           work,
         ),
     });
+    // Nodes still running now (a sibling failed, the run was aborted) report nothing more.
+    return outcome.finally(() => run.forgetUnrecordedStarts());
   }
 
   /** The failure was recorded with its delivery scheduled (same commit): deliver now rather than at the next scan. */

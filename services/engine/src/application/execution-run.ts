@@ -1,9 +1,9 @@
 import type { IterationPath } from '@weft/contracts';
 import type { EventMetadata, NewEvent } from '@weft/event-store';
-import type { ExecutionCommand } from '../domain/execution/commands.js';
+import type { ExecutionCommand, NodeStart } from '../domain/execution/commands.js';
 import { decide } from '../domain/execution/decide.js';
 import { executionStreamId, type ExecutionEvent } from '../domain/execution/events.js';
-import { evolve, type ExecutionState } from '../domain/execution/state.js';
+import { evolve, runKey, type ExecutionState } from '../domain/execution/state.js';
 import type { GraphNode } from '../domain/graph/execution-graph.js';
 import type { CompletedNode, RunListener } from './graph-runner.js';
 import { AppendRefusedError, type ExecutionEventWriter } from './execution-event-writer.js';
@@ -23,6 +23,19 @@ const DEFERRABLE_NODE_TYPES: ReadonlySet<string> = new Set([
   'scriptNode',
   'outputNode',
 ]);
+
+/**
+ * How long such a node may run before its start is recorded on its own. One that ends sooner
+ * records a single event, its NodeCompleted or NodeFailed carrying the start (fewer rows to write,
+ * the same record); a longer one shows as running while it runs.
+ */
+const CARRIED_START_MAX_MS = 1000;
+
+/** A start not recorded yet: it goes with the node's end, or on its own after CARRIED_START_MAX_MS. */
+interface UnrecordedStart {
+  command: Extract<ExecutionCommand, { type: 'StartNode' }>;
+  timer: NodeJS.Timeout;
+}
 
 /**
  * Events a run holds back from the writer (`hold`): all of them go in one append, so a short
@@ -63,6 +76,8 @@ export class ExecutionRun {
   private onRecord: Promise<void> = Promise.resolve();
   /** True from `hold` until the run is on record: it has no lease yet, nor any row. */
   private unrecorded = false;
+  /** Starts of running nodes that touch nothing outside, by node run key, waiting for their end. */
+  private readonly unrecordedStarts = new Map<string, UnrecordedStart>();
 
   constructor(
     readonly executionId: string,
@@ -269,6 +284,47 @@ export class ExecutionRun {
     }
   }
 
+  /** Nodes running now whose start is not recorded yet (they count as running all the same). */
+  get unrecordedStartCount(): number {
+    return this.unrecordedStarts.size;
+  }
+
+  /**
+   * Forgets the starts still waiting for their node's end: called once the graph run is over, when
+   * a node still running (the run failed or was aborted around it) will report nothing more.
+   */
+  forgetUnrecordedStarts(): void {
+    for (const { timer } of this.unrecordedStarts.values()) clearTimeout(timer);
+    this.unrecordedStarts.clear();
+  }
+
+  /** Records a node's start on its own: the node runs longer than CARRIED_START_MAX_MS. */
+  private recordStart(key: string): void {
+    const waiting = this.unrecordedStarts.get(key);
+    if (!waiting) return;
+    this.unrecordedStarts.delete(key);
+    try {
+      this.execute(waiting.command);
+    } catch {
+      // The execution ended meanwhile (a cancel, a timeout): there is no run left to show.
+    }
+  }
+
+  /** The start the node's end carries (removed only once that end is recorded), or none. */
+  private startToCarry(key: string): NodeStart | undefined {
+    const waiting = this.unrecordedStarts.get(key);
+    if (!waiting) return undefined;
+    const { nodeName, nodeType, inputFrom } = waiting.command.data;
+    return { nodeName, nodeType, inputFrom, startedAt: waiting.command.metadata.now };
+  }
+
+  private startCarried(key: string): void {
+    const waiting = this.unrecordedStarts.get(key);
+    if (!waiting) return;
+    clearTimeout(waiting.timer);
+    this.unrecordedStarts.delete(key);
+  }
+
   /** The graph runner's listener: each step becomes a command on this run. */
   listener(): RunListener {
     // Each event carries the time the graph runner saw (a wait's deadline counts from the recorded
@@ -277,18 +333,35 @@ export class ExecutionRun {
     const recordNow = (node: GraphNode): void => {
       if (!DEFERRABLE_NODE_TYPES.has(node.type)) this.writer.expedite();
     };
+    /** Decides the node's end, carrying its start when that is not recorded yet. */
+    const end = (node: GraphNode, iteration: IterationPath, command: (start?: NodeStart) => ExecutionCommand): void => {
+      const key = runKey(node.id, iteration);
+      const start = this.startToCarry(key);
+      // A refused end (too large) leaves the start waiting: the NodeFailed that follows carries it.
+      this.execute(command(start));
+      this.startCarried(key);
+      recordNow(node);
+    };
     return {
       nodeStarted: (node: GraphNode, _input, iteration, at, origin) => {
-        this.execute({
+        const command = {
           type: 'StartNode',
           data: { nodeId: node.id, nodeName: node.label, nodeType: node.type, ...origin, ...where(iteration) },
           metadata: { now: at },
-        });
+        } as const;
+        // A loop's item may be large (blob storage, size limits): measured and recorded with the start, as before.
+        if (DEFERRABLE_NODE_TYPES.has(node.type) && origin.loopItem === undefined) {
+          const key = runKey(node.id, iteration);
+          const timer = setTimeout(() => this.recordStart(key), CARRIED_START_MAX_MS);
+          this.unrecordedStarts.set(key, { command, timer });
+          return;
+        }
+        this.execute(command);
         if (DEFERRABLE_NODE_TYPES.has(node.type)) return;
         return this.flushed();
       },
-      nodeCompleted: (node: GraphNode, result: CompletedNode, iteration, at, durationMs) => {
-        this.execute({
+      nodeCompleted: (node: GraphNode, result: CompletedNode, iteration, at, durationMs) =>
+        end(node, iteration, (start) => ({
           type: 'CompleteNode',
           data: {
             nodeId: node.id,
@@ -297,19 +370,22 @@ export class ExecutionRun {
             ...(result.tokenUsage ? { tokenUsage: result.tokenUsage } : {}),
             durationMs,
             ...where(iteration),
+            ...(start ? { start } : {}),
           },
           metadata: { now: at },
-        });
-        recordNow(node);
-      },
-      nodeFailed: (node: GraphNode, error, iteration, at, durationMs) => {
-        this.execute({
+        })),
+      nodeFailed: (node: GraphNode, error, iteration, at, durationMs) =>
+        end(node, iteration, (start) => ({
           type: 'FailNode',
-          data: { nodeId: node.id, error: bounded(error), durationMs, ...where(iteration) },
+          data: {
+            nodeId: node.id,
+            error: bounded(error),
+            durationMs,
+            ...where(iteration),
+            ...(start ? { start } : {}),
+          },
           metadata: { now: at },
-        });
-        recordNow(node);
-      },
+        })),
       nodeSkipped: (node: GraphNode, iteration, at) => {
         this.execute({
           type: 'SkipNode',

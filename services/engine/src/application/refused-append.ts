@@ -1,5 +1,5 @@
-import type { FailedNodeInfo, IterationPath } from '@weft/contracts';
-import type { ExecutionCommand } from '../domain/execution/commands.js';
+import type { FailedNodeInfo, IterationPath, NodeInputSource } from '@weft/contracts';
+import type { ExecutionCommand, NodeStart } from '../domain/execution/commands.js';
 import { runKey, type ExecutionState } from '../domain/execution/state.js';
 import type { ExecutionGraph } from '../domain/graph/execution-graph.js';
 import { describeUnstorable, storableText } from '../domain/graph/json-value.js';
@@ -24,7 +24,23 @@ interface RefusedNodeEvent {
   nodeId?: string;
   iteration?: IterationPath;
   durationMs?: number;
+  /** The node's start, when the refused end carried it (CarriedNodeStart). */
+  nodeName?: string;
+  nodeType?: string;
+  inputFrom?: NodeInputSource[];
+  startedAt?: string;
 }
+
+/** The start the refused event carried: the node's failure carries it in its place. */
+const carriedStart = (data: RefusedNodeEvent | undefined): NodeStart | undefined =>
+  data?.startedAt !== undefined && data.nodeName !== undefined && data.nodeType !== undefined
+    ? {
+        nodeName: data.nodeName,
+        nodeType: data.nodeType,
+        inputFrom: data.inputFrom ?? [],
+        startedAt: new Date(data.startedAt),
+      }
+    : undefined;
 
 /** Why the database refused `refused`, in one storable line. */
 export function refusalCause(refused: AppendRefusedError): string {
@@ -52,11 +68,19 @@ export function commandsAfterRefusedAppend(
   const at = refused.events.map((event) => event.data as RefusedNodeEvent).find((data) => data?.nodeId);
   const node = at?.nodeId ? graph.nodes.get(at.nodeId) : undefined;
   const commands: ExecutionCommand[] = [];
-  if (node && state.nodeRuns.get(runKey(node.id, at?.iteration))?.status === 'running') {
+  const status = node ? state.nodeRuns.get(runKey(node.id, at?.iteration))?.status : undefined;
+  const start = status === 'running' ? undefined : carriedStart(at);
+  if (node && (status === 'running' || (start && status !== 'completed' && status !== 'skipped'))) {
     const iteration = at?.iteration?.length ? { iteration: at.iteration } : {};
     commands.push({
       type: 'FailNode',
-      data: { nodeId: node.id, error: cause, durationMs: at?.durationMs ?? 0, ...iteration },
+      data: {
+        nodeId: node.id,
+        error: cause,
+        durationMs: at?.durationMs ?? 0,
+        ...iteration,
+        ...(start ? { start } : {}),
+      },
       metadata: { now },
     });
   }

@@ -124,6 +124,33 @@ function setCarried<Row, Column extends keyof Row>(row: Row, column: Column, val
   if (value !== undefined) row[column] = value;
 }
 
+/** What a node row takes from a run's start: NodeStarted, or the start its NodeCompleted or NodeFailed carries. */
+interface StartOfRun {
+  inputFrom?: NodeInputSource[];
+  inputData?: unknown;
+  iteration?: IterationPath;
+  loopItem?: unknown;
+  loopItemRef?: StoredValueRef;
+}
+
+function startNodeRow(row: NodeStateRow, startedAt: string, d: StartOfRun): void {
+  row.status = 'running';
+  row.started_at = startedAt;
+  row.completed_at = null;
+  row.duration_ms = null;
+  setCarried(row, 'input_data', d.inputData);
+  if (d.inputFrom !== undefined && d.inputData === undefined)
+    row.input_from = {
+      inputFrom: d.inputFrom,
+      ...(d.iteration ? { iteration: d.iteration } : {}),
+      ...(d.loopItem === undefined ? {} : { loopItem: d.loopItem }),
+      ...(d.loopItemRef ? { loopItemRef: d.loopItemRef } : {}),
+    };
+  row.error = null;
+  row.token_usage = null;
+  if ((d.iteration?.length ?? 0) > 0) row.iterations = (row.iterations ?? 0) + 1;
+}
+
 function updateNode(
   rows: ExecutionRowSet,
   executionId: string,
@@ -241,28 +268,13 @@ export function applyToRows(rows: ExecutionRowSet, event: ExecutionEvent): void 
     }
     case 'NodeStarted': {
       const d = event.data;
-      updateNode(rows, d.executionId, d.nodeId, (row) => {
-        row.status = 'running';
-        row.started_at = d.startedAt;
-        row.completed_at = null;
-        row.duration_ms = null;
-        setCarried(row, 'input_data', d.inputData);
-        if (d.inputFrom !== undefined && d.inputData === undefined)
-          row.input_from = {
-            inputFrom: d.inputFrom,
-            ...(d.iteration ? { iteration: d.iteration } : {}),
-            ...(d.loopItem === undefined ? {} : { loopItem: d.loopItem }),
-            ...(d.loopItemRef ? { loopItemRef: d.loopItemRef } : {}),
-          };
-        row.error = null;
-        row.token_usage = null;
-        if ((d.iteration?.length ?? 0) > 0) row.iterations = (row.iterations ?? 0) + 1;
-      });
+      updateNode(rows, d.executionId, d.nodeId, (row) => startNodeRow(row, d.startedAt, d));
       return;
     }
     case 'NodeCompleted': {
       const d = event.data;
       updateNode(rows, d.executionId, d.nodeId, (row) => {
+        if (d.startedAt !== undefined) startNodeRow(row, d.startedAt, d);
         row.status = 'completed';
         row.completed_at = d.completedAt;
         row.duration_ms = d.durationMs;
@@ -275,6 +287,7 @@ export function applyToRows(rows: ExecutionRowSet, event: ExecutionEvent): void 
     case 'NodeFailed': {
       const d = event.data;
       updateNode(rows, d.executionId, d.nodeId, (row) => {
+        if (d.startedAt !== undefined) startNodeRow(row, d.startedAt, d);
         row.status = 'failed';
         row.completed_at = d.completedAt;
         row.duration_ms = d.durationMs;

@@ -11,6 +11,14 @@ interface NodeRef {
   iteration?: IterationPath;
 }
 
+/** A node's start recorded with its end (no StartNode before): what NodeStarted would have held. */
+export interface NodeStart {
+  nodeName: string;
+  nodeType: string;
+  inputFrom: NodeInputSource[];
+  startedAt: Date;
+}
+
 export type ExecutionCommand =
   | { type: 'AcceptExecution'; data: Omit<ExecutionAcceptedData, 'acceptedAt'>; metadata: CommandMetadata }
   | { type: 'StartExecution'; data: Omit<ExecutionStartedData, 'startedAt'>; metadata: CommandMetadata }
@@ -21,10 +29,20 @@ export type ExecutionCommand =
     }
   | {
       type: 'CompleteNode';
-      data: NodeRef & { outputData: unknown; handles: string[]; durationMs: number; tokenUsage?: TokenUsage };
+      data: NodeRef & {
+        outputData: unknown;
+        handles: string[];
+        durationMs: number;
+        tokenUsage?: TokenUsage;
+        start?: NodeStart;
+      };
       metadata: CommandMetadata;
     }
-  | { type: 'FailNode'; data: NodeRef & { error: string; durationMs: number }; metadata: CommandMetadata }
+  | {
+      type: 'FailNode';
+      data: NodeRef & { error: string; durationMs: number; start?: NodeStart };
+      metadata: CommandMetadata;
+    }
   | { type: 'SkipNode'; data: NodeRef & { nodeName: string; nodeType: string }; metadata: CommandMetadata }
   | { type: 'ScheduleRetry'; data: { retryAt: Date }; metadata: CommandMetadata }
   | { type: 'CompleteExecution'; data: { outputData: Record<string, unknown> }; metadata: CommandMetadata }

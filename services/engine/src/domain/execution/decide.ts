@@ -80,10 +80,21 @@ export function decide(command: ExecutionCommand, state: ExecutionState): Execut
     }
     case 'CompleteNode':
     case 'FailNode': {
-      const { nodeId, iteration } = command.data;
-      if (state.nodeRuns.get(runKey(nodeId, iteration))?.status !== 'running') {
-        throw conflict(`node ${nodeId} is not running`);
+      const { nodeId, iteration, start } = command.data;
+      const status = state.nodeRuns.get(runKey(nodeId, iteration))?.status;
+      // With its start carried, the node may begin and end here, as StartNode allows.
+      if (start ? status === 'completed' || status === 'skipped' : status !== 'running') {
+        throw conflict(start ? `node ${nodeId} already ${status}` : `node ${nodeId} is not running`);
       }
+      const carried = start
+        ? {
+            nodeName: start.nodeName,
+            nodeType: start.nodeType,
+            inputFrom: start.inputFrom,
+            attempt: state.attempt,
+            startedAt: start.startedAt.toISOString(),
+          }
+        : {};
       const where = iteration?.length ? { iteration } : {};
       const durationMs = Math.max(0, Math.round(command.data.durationMs));
       return command.type === 'CompleteNode'
@@ -93,6 +104,7 @@ export function decide(command: ExecutionCommand, state: ExecutionState): Execut
               data: {
                 executionId,
                 nodeId,
+                ...carried,
                 outputData: command.data.outputData,
                 handles: command.data.handles,
                 completedAt: at,
@@ -105,7 +117,15 @@ export function decide(command: ExecutionCommand, state: ExecutionState): Execut
         : [
             {
               type: 'NodeFailed',
-              data: { executionId, nodeId, error: command.data.error, completedAt: at, durationMs, ...where },
+              data: {
+                executionId,
+                nodeId,
+                ...carried,
+                error: command.data.error,
+                completedAt: at,
+                durationMs,
+                ...where,
+              },
             },
           ];
     }

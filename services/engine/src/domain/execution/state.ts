@@ -51,6 +51,27 @@ export const isFinished = (state: ExecutionState): boolean =>
 export const runKey = (nodeId: string, iteration: IterationPath = []): string =>
   iteration.length === 0 ? nodeId : `${iteration.map((i) => `${i.loopNodeId}#${i.index}`).join('/')}/${nodeId}`;
 
+/** A node run begins (NodeStarted, or the start a NodeCompleted or NodeFailed carries). */
+function startRun(
+  state: ExecutionState,
+  nodeId: string,
+  iteration: IterationPath | undefined,
+  startedAt: string,
+): void {
+  const key = runKey(nodeId, iteration);
+  const previous = state.nodeRuns.get(key);
+  state.retryAt = null;
+  state.nodeRuns.set(key, {
+    nodeId,
+    iteration: iteration ?? [],
+    status: 'running',
+    outputData: null,
+    handles: [],
+    firstStartedAt: previous?.firstStartedAt ?? startedAt,
+    error: null,
+  });
+}
+
 /** Mutates and returns `state`: the engine folds thousands of node events, copying would be quadratic. */
 export function evolve(state: ExecutionState, event: ExecutionEvent): ExecutionState {
   switch (event.type) {
@@ -61,22 +82,12 @@ export function evolve(state: ExecutionState, event: ExecutionEvent): ExecutionS
       state.status = 'running';
       state.started = event.data;
       return state;
-    case 'NodeStarted': {
-      const key = runKey(event.data.nodeId, event.data.iteration);
-      const previous = state.nodeRuns.get(key);
-      state.retryAt = null;
-      state.nodeRuns.set(key, {
-        nodeId: event.data.nodeId,
-        iteration: event.data.iteration ?? [],
-        status: 'running',
-        outputData: null,
-        handles: [],
-        firstStartedAt: previous?.firstStartedAt ?? event.data.startedAt,
-        error: null,
-      });
+    case 'NodeStarted':
+      startRun(state, event.data.nodeId, event.data.iteration, event.data.startedAt);
       return state;
-    }
     case 'NodeCompleted': {
+      if (event.data.startedAt !== undefined)
+        startRun(state, event.data.nodeId, event.data.iteration, event.data.startedAt);
       const run = state.nodeRuns.get(runKey(event.data.nodeId, event.data.iteration));
       if (run) {
         run.status = 'completed';
@@ -87,6 +98,8 @@ export function evolve(state: ExecutionState, event: ExecutionEvent): ExecutionS
       return state;
     }
     case 'NodeFailed': {
+      if (event.data.startedAt !== undefined)
+        startRun(state, event.data.nodeId, event.data.iteration, event.data.startedAt);
       const run = state.nodeRuns.get(runKey(event.data.nodeId, event.data.iteration));
       if (run) {
         run.status = 'failed';

@@ -10,6 +10,8 @@ export interface NodeStartedDataV1 extends Omit<NodeStartedData, 'inputFrom' | '
  * Version 1 to 2. NodeStarted: the copied input stays as `inputData` (readers use it when present)
  * and no references are known. ExecutionStarted, NodeCompleted, ExecutionCompleted: version 2 only
  * added the optional `<field>Ref`, so their version 1 data is already valid version 2 data.
+ * NodeCompleted version 3 and NodeFailed version 2 only added the optional carried start
+ * (`CarriedNodeStart`): older data is valid as it is.
  */
 export const upcastNodeStartedV1 = (data: NodeStartedDataV1): NodeStartedData => ({ ...data, inputFrom: [] });
 
@@ -18,7 +20,8 @@ const unchanged = <T>(data: T): T => data;
 export const executionUpcasters: Upcasters = {
   NodeStarted: { 1: upcastNodeStartedV1 },
   ExecutionStarted: { 1: unchanged },
-  NodeCompleted: { 1: unchanged },
+  NodeCompleted: { 1: unchanged, 2: unchanged },
+  NodeFailed: { 1: unchanged },
   ExecutionCompleted: { 1: unchanged },
 };
 
