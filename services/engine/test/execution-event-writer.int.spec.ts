@@ -64,6 +64,40 @@ describe('execution event writer', () => {
     expect(order).toEqual(['commit 1 sent', 'commit 2 sent', 'first caller goes on']);
   });
 
+  test('a second batch is sent while the first commits, never with a stream the first holds', async () => {
+    // The first two commits wait until released: both stay in flight meanwhile.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const sent: string[][] = [];
+    const s = `execution-${crypto.randomUUID()}`;
+    const t = `execution-${crypto.randomUUID()}`;
+    const u = `execution-${crypto.randomUUID()}`;
+    const names = new Map([
+      [s, 's'],
+      [t, 't'],
+      [u, 'u'],
+    ]);
+    const pair = new ExecutionEventWriter(async (batch: readonly StreamAppend[]) => {
+      sent.push(batch.map((item) => `${names.get(item.streamId)}${item.events.length}`));
+      if (sent.length <= 2) await held;
+      await store.appendMany(batch);
+    });
+    const first = pair.append(s, [event(1)], 'no_stream');
+    while (sent.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    // s is being written: its next append waits; t's goes out at once, beside the first batch.
+    const later = [pair.append(s, [event(2), event(3)], 1), pair.append(t, [event(1)], 'no_stream')];
+    while (sent.length < 2) await new Promise((resolve) => setImmediate(resolve));
+    // Two batches in flight: a third waits for one of them, whatever its stream.
+    const third = pair.append(u, [event(1)], 'no_stream');
+    for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(sent).toEqual([['s1'], ['t1']]);
+    release();
+    await Promise.all([first, ...later, third]);
+    await pair.idle();
+    expect(sent.slice(2).flat().sort()).toEqual(['s2', 'u1']);
+    expect((await store.readStream(s)).map((e) => (e.data as { n: number }).n)).toEqual([1, 2, 3]);
+  });
+
   test('callers go on in commit order, and idle() returns once every caller was resolved', async () => {
     // One append per batch, on PGlite, whose commits can finish within one turn of the event loop.
     const oneByOne = new ExecutionEventWriter(

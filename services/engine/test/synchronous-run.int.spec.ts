@@ -136,7 +136,8 @@ describe.each(modes)('a held synchronous run (%s)', (mode) => {
   });
 
   test('answered 202 before it ends is on record when the answer comes', async () => {
-    const process = await slowProcess(1000);
+    // Long enough that a loaded machine still answers before the run ends.
+    const process = await slowProcess(3000);
     const reply = await harness.call(
       engineHttp.testProcess,
       { params: { processId: process.id }, query: { waitSeconds: '0' }, body: {} },

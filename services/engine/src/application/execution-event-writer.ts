@@ -2,8 +2,8 @@ import { WrongExpectedVersionError, type NewEvent, type StreamAppend } from '@we
 
 /**
  * Group commit for execution events: appends from every running execution are gathered while
- * the previous transaction commits and written together with one `appendMany` (one transaction,
- * inline projections included). A run awaits only the commits it needs (its start, its end),
+ * the previous transactions commit (up to BATCHES_IN_FLIGHT at once) and written together with
+ * one `appendMany` (one transaction, inline projections included). A run awaits only the commits it needs (its start, its end),
  * not one commit per node. `commit` writes one batch in one transaction (the store's appendMany,
  * or the engine's own transaction that also updates its read models and leases). When a batch
  * fails for any reason, its streams are retried one by one, so only the stream at fault (one that
@@ -47,12 +47,28 @@ export interface ExecutionEventWriterOptions {
 /** The default of `lazyMs`. */
 export const DEFAULT_LAZY_APPEND_MS = 10;
 
+/**
+ * Batches being committed at once. The append lock still has PostgreSQL commit them one after
+ * the other, but the second is sent while the first commits: it waits for the lock in the
+ * database and starts the moment the first commits, not a round trip and a busy turn of this
+ * process's event loop later. A stream is never in two batches at once, so each batch's version
+ * checks hold whichever of them commits first.
+ */
+const BATCHES_IN_FLIGHT = 2;
+
 export class ExecutionEventWriter {
   private queue: PendingAppend[] = [];
   private flushing: Promise<void> | null = null;
   private lazyTimer: NodeJS.Timeout | null = null;
   /** A committed batch whose callers go on once the next batch is sent (see `write`). */
   private committedUnresolved: PendingAppend[] | null = null;
+  /** Streams with appends in a batch being written: their later appends wait for the next batch. */
+  private readonly streamsInFlight = new Set<string>();
+  /** Batches being written (at most BATCHES_IN_FLIGHT). */
+  private readonly writing = new Set<Promise<void>>();
+  private sendScheduled = false;
+  /** Resolves `flushing` once the drain has ended. */
+  private drained: () => void = () => undefined;
   private readonly maxBatchEvents: number;
   private readonly lazyMs: number;
 
@@ -87,7 +103,9 @@ export class ExecutionEventWriter {
   expedite(): void {
     if (this.lazyTimer) clearTimeout(this.lazyTimer);
     this.lazyTimer = null;
-    if (this.queue.length > 0) this.flushing ??= this.drain();
+    if (this.queue.length === 0) return;
+    if (this.flushing === null) this.flushing = this.drain();
+    else if (this.writing.size < BATCHES_IN_FLIGHT) this.sendSoon();
   }
 
   /** Resolves when everything queued so far is written (or failed). */
@@ -105,37 +123,77 @@ export class ExecutionEventWriter {
     }, this.lazyMs);
   }
 
-  private async drain(): Promise<void> {
+  /** Writes batches until nothing is queued or being written; resolves then. */
+  private drain(): Promise<void> {
+    const drained = Promise.withResolvers<void>();
+    this.drained = drained.resolve;
     // Let the current tick's appends (concurrent nodes, other executions) join the first batch.
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    try {
-      while (this.queue.length > 0) {
-        const batch = this.takeBatch();
-        await this.write(batch);
-      }
-    } finally {
-      this.resolveCommitted();
-      this.flushing = null;
-    }
+    this.sendSoon();
+    return drained.promise;
   }
 
+  /** Sends the next batches in the next turn of the event loop: what this turn appends joins them. */
+  private sendSoon(): void {
+    if (this.sendScheduled) return;
+    this.sendScheduled = true;
+    setImmediate(() => {
+      this.sendScheduled = false;
+      this.sendBatches();
+    });
+  }
+
+  private sendBatches(): void {
+    if (this.writing.size >= BATCHES_IN_FLIGHT) return;
+    const batch = this.takeBatch();
+    if (batch.length === 0) return this.endDrainIfIdle();
+    for (const item of batch) this.streamsInFlight.add(item.streamId);
+    const done = (): void => {
+      for (const item of batch) this.streamsInFlight.delete(item.streamId);
+      this.writing.delete(written);
+      // Decided as the write ends, before its callers go on: the next batch is sent first (see
+      // `write`), and once nothing is left the drain ends, so what the callers append next starts
+      // a drain (or a lazy wait) of its own.
+      this.sendBatches();
+    };
+    const written: Promise<void> = this.write(batch).then(done, done);
+    this.writing.add(written);
+    if (this.writing.size < BATCHES_IN_FLIGHT && this.queue.length > 0) this.sendSoon();
+  }
+
+  private endDrainIfIdle(): void {
+    if (this.writing.size > 0 || this.sendScheduled) return;
+    this.resolveCommitted();
+    this.flushing = null;
+    this.drained();
+  }
+
+  /**
+   * The next batch, in queue order: at most `maxBatchEvents` (or one append), none of a stream
+   * that is being written, and nothing of a stream after an append of it that waits.
+   */
   private takeBatch(): PendingAppend[] {
     let events = 0;
-    let count = 0;
-    while (
-      count < this.queue.length &&
-      (count === 0 || events + (this.queue[count] as PendingAppend).events.length <= this.maxBatchEvents)
-    ) {
-      events += (this.queue[count] as PendingAppend).events.length;
-      count++;
+    const batch: PendingAppend[] = [];
+    const waiting: PendingAppend[] = [];
+    const held = new Set<string>();
+    for (const item of this.queue) {
+      const full = batch.length > 0 && events + item.events.length > this.maxBatchEvents;
+      if (full || held.has(item.streamId) || this.streamsInFlight.has(item.streamId)) {
+        held.add(item.streamId);
+        waiting.push(item);
+        continue;
+      }
+      events += item.events.length;
+      batch.push(item);
     }
-    return this.queue.splice(0, count);
+    this.queue = waiting;
+    return batch;
   }
 
   private async write(batch: PendingAppend[]): Promise<void> {
     try {
       await this.commit(batch.map(toAppend));
-      // Callers go on in commit order: the batch before this one first.
+      // Callers go on in the order their batches committed: the one before this one first.
       this.resolveCommitted();
       if (this.queue.length === 0) return resolveAll(batch);
       // With more queued, the next batch is built and sent first: the callers' continuations
