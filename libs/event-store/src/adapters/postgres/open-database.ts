@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { createRequire } from 'node:module';
+import type { Writable } from 'node:stream';
 import type { Db } from '../../event-store.js';
 import { freshInMemoryPglite } from './pglite-template.js';
 
@@ -215,18 +216,28 @@ async function queuedTransaction(
   const client = await pool.connect();
   let broken = false;
   let released = false;
+  // pg writes each pipelined query as it is queued (one system call each); corked, the whole
+  // transaction leaves in one. `connection.stream` is pg's socket: without it nothing changes.
+  const socket = (client as unknown as { connection?: { stream?: Partial<Pick<Writable, 'cork' | 'uncork'>> } })
+    .connection?.stream;
   try {
-    const sent = [
-      client.query('BEGIN'),
-      ...statements.map((statement, index) =>
-        client.query({
-          text: statement.sql,
-          values: parameters[index],
-          name: statement.prepared ? preparedName(preparedNames, statement.sql) : undefined,
-        }),
-      ),
-      client.query('COMMIT'),
-    ];
+    socket?.cork?.();
+    let sent: Promise<pg.QueryResult>[];
+    try {
+      sent = [
+        client.query('BEGIN'),
+        ...statements.map((statement, index) =>
+          client.query({
+            text: statement.sql,
+            values: parameters[index],
+            name: statement.prepared ? preparedName(preparedNames, statement.sql) : undefined,
+          }),
+        ),
+        client.query('COMMIT'),
+      ];
+    } finally {
+      socket?.uncork?.();
+    }
     const settled = await Promise.allSettled(sent);
     // The first failure is the cause; the ones after it only say the transaction was aborted.
     const failed = settled.find((result) => result.status === 'rejected');
