@@ -234,7 +234,8 @@ export class ExecutionRun {
         held.recorded.resolve();
       },
       (error: unknown) => {
-        if (error instanceof AppendRefusedError && held.commands.length > 2) void this.appendOneByOne(streamId, held);
+        // More than the start alone: the start goes on record and the run fails there (failRefused).
+        if (error instanceof AppendRefusedError && held.commands.length > 1) void this.appendOneByOne(streamId, held);
         else {
           held.written.reject(error);
           held.recorded.reject(error);
