@@ -3,8 +3,8 @@ import { WrongExpectedVersionError, type NewEvent, type StreamAppend } from '@we
 /**
  * Group commit for execution events: appends from every running execution are gathered while
  * the previous transactions commit (up to BATCHES_IN_FLIGHT at once) and written together with
- * one `appendMany` (one transaction, inline projections included). A run awaits only the commits it needs (its start, its end),
- * not one commit per node. `commit` writes one batch in one transaction (the store's appendMany,
+ * one `appendMany` (one transaction, inline projections included). A run awaits only the commits
+ * it needs (its start, its end), not one commit per node. `commit` writes one batch in one transaction (the store's appendMany,
  * or the engine's own transaction that also updates its read models and leases). When a batch
  * fails for any reason, its streams are retried one by one, so only the stream at fault (one that
  * changed elsewhere, or holds a value the database refuses) fails, and the others are not stalled.

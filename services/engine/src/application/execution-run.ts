@@ -301,9 +301,8 @@ export class ExecutionRun {
 
   /** Records a node's start on its own: the node runs longer than CARRIED_START_MAX_MS. */
   private recordStart(key: string): void {
-    const waiting = this.unrecordedStarts.get(key);
+    const waiting = this.takeUnrecordedStart(key);
     if (!waiting) return;
-    this.unrecordedStarts.delete(key);
     try {
       this.execute(waiting.command);
     } catch {
@@ -319,11 +318,12 @@ export class ExecutionRun {
     return { nodeName, nodeType, inputFrom, startedAt: waiting.command.metadata.now };
   }
 
-  private startCarried(key: string): void {
+  private takeUnrecordedStart(key: string): UnrecordedStart | undefined {
     const waiting = this.unrecordedStarts.get(key);
-    if (!waiting) return;
+    if (!waiting) return undefined;
     clearTimeout(waiting.timer);
     this.unrecordedStarts.delete(key);
+    return waiting;
   }
 
   /** The graph runner's listener: each step becomes a command on this run. */
@@ -340,7 +340,7 @@ export class ExecutionRun {
       const start = this.startToCarry(key);
       // A refused end (too large) leaves the start waiting: the NodeFailed that follows carries it.
       this.execute(command(start));
-      this.startCarried(key);
+      this.takeUnrecordedStart(key);
       recordNow(node);
     };
     return {
