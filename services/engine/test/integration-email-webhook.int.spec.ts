@@ -57,6 +57,9 @@ describe('integration node: email over SMTP and signed webhooks', () => {
         });
       },
     });
+    // A send the node cancels mid-transaction resets the connection; smtp-server re-emits that as
+    // the server's 'error', which unheard would end the whole suite (the cancel tests expect it).
+    smtp.on('error', () => undefined);
     await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
     smtpPort = (smtp.server.address() as AddressInfo).port;
     webhooks = await startLocalHttpServer((_request, res) => json(res, 200, { ok: true }));

@@ -207,3 +207,65 @@ describe.each(modes)("a run's node events (%s)", (mode) => {
     await harness.call(engineHttp.cancelExecution, { params: { id: executionId } }, actor);
   });
 });
+
+/**
+ * Each maintenance tick the orphan scan holds every free slot while its claim is in flight. A
+ * synchronous request that comes then waits for that claim and runs here, not in the queue.
+ */
+describe('a synchronous run during the orphan scan (distributed)', () => {
+  let harness: EngineHarness;
+  const org = crypto.randomUUID();
+  const actor = actorOf(org);
+  beforeAll(async () => {
+    // No tick of its own in the test's time: the test runs the scan when it wants it.
+    harness = await startEngineHarness('distributed', { maintenanceMs: 600_000, syncRunHoldMs: 0 });
+  });
+  afterAll(() => harness.close());
+
+  test('waits for the claim and starts at once (no ExecutionAccepted)', async () => {
+    // An orphan (running, its lease lapsed) whose lease row another transaction holds: the claim blocks on it.
+    const orphan = crypto.randomUUID();
+    await sql`
+      INSERT INTO engine_executions (id, process_id, organization_id, status, started_at, trigger_node_id)
+      VALUES (${orphan}, ${crypto.randomUUID()}, ${org}, 'running', now(), 'In')`.execute(harness.database.db);
+    await sql`
+      INSERT INTO engine_execution_leases (execution_id, owner, expires_at)
+      VALUES (${orphan}, 'a-dead-engine', now() - interval '1 minute')`.execute(harness.database.db);
+    let record: ExecutionRecord | undefined;
+    let releaseRow!: () => void;
+    const rowReleased = new Promise<void>((resolve) => (releaseRow = resolve));
+    let rowLocked!: (pid: number) => void;
+    const holderPid = new Promise<number>((resolve) => (rowLocked = resolve));
+    const holder = harness.database.db.transaction().execute(async (trx) => {
+      await sql`SELECT 1 FROM engine_execution_leases WHERE execution_id = ${orphan} FOR UPDATE`.execute(trx);
+      rowLocked((await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx)).rows[0]!.pid);
+      await rowReleased;
+    });
+    try {
+      const pid = await holderPid;
+      const scan = harness.engine.runtime.engine.maintain();
+      const claimWaits = async () =>
+        (
+          await sql`SELECT 1 FROM pg_stat_activity WHERE ${pid} = ANY (pg_blocking_pids(pid))`.execute(
+            harness.database.db,
+          )
+        ).rows.length > 0;
+      await waitUntil(claimWaits, 10_000);
+      expect(await claimWaits()).toBe(true);
+
+      const reply = runDoubling(harness, actor, 5);
+      // The request is in while the claim still holds the slots.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      releaseRow();
+      await scan;
+      record = (await reply).body as ExecutionRecord;
+    } finally {
+      releaseRow();
+      await holder;
+    }
+    expect(record).toMatchObject({ status: 'completed', output_data: { Out: { n: 10 } } });
+    const events = await eventsWithTransactions(harness, record.id);
+    expect(events[0]!.type).toBe('ExecutionStarted');
+    expect(events.map((event) => event.type)).not.toContain('ExecutionAccepted');
+  });
+});

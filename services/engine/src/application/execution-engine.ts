@@ -119,6 +119,8 @@ export class ExecutionEngine {
   private readonly now: () => Date;
   private readonly deliveries: ErrorWebhookDeliveries;
   private maintenance: NodeJS.Timeout | undefined;
+  /** Settles when the orphan claim in flight (holding the free slots) has given back those it did not use. */
+  private orphanClaim: Promise<void> | undefined;
   private stopping = false;
   /** Every launched run holds one; the request consumer pulls only while one is free. */
   readonly slots: ExecutionSlots;
@@ -213,10 +215,14 @@ export class ExecutionEngine {
         slots.push(slot);
       if (slots.length === 0) return resumed;
       let claimed: string[] = [];
+      let claimSettled!: () => void;
+      this.orphanClaim = new Promise<void>((resolve) => (claimSettled = resolve));
       try {
         claimed = await this.deps.leases.claimOrphans(slots.length);
       } finally {
         for (const unused of slots.slice(claimed.length)) unused();
+        this.orphanClaim = undefined;
+        claimSettled();
       }
       const outcomes = await Promise.all(
         claimed.map((executionId, index) => this.resumeClaimed(executionId, slots[index]!)),
@@ -343,7 +349,14 @@ export class ExecutionEngine {
     // Only an engine that takes work (startMaintenance) runs requests; a read-only replica queues them.
     if (!this.maintenance || this.stopping || !this.deps.leasesFollowEvents || this.active.has(request.executionId))
       return undefined;
-    const slot = this.slots.tryTake();
+    let slot = this.slots.tryTake();
+    // The orphan scan holds every free slot while its claim is in flight (one round trip, each
+    // maintenance tick); a request that came then waits for the claim, not for the queue.
+    if (!slot && this.orphanClaim) {
+      await this.orphanClaim;
+      if (this.stopping || this.active.has(request.executionId)) return undefined;
+      slot = this.slots.tryTake();
+    }
     if (!slot) return undefined;
     try {
       const graph = this.graphOf(process);
