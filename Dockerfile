@@ -13,7 +13,9 @@ RUN npm install -g --no-fund --no-audit pnpm@12
 WORKDIR /app
 
 # Dependencies first: this layer stays cached until the lockfile changes.
+# patches/: pnpm-workspace.yaml's patchedDependencies must exist before pnpm fetch (pnpm/pnpm#5268).
 COPY pnpm-lock.yaml pnpm-workspace.yaml package.json ./
+COPY patches ./patches
 RUN pnpm fetch
 
 COPY . .

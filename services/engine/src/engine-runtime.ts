@@ -72,6 +72,8 @@ export interface EngineOptions {
   consume?: boolean;
   /** How long a node's events may wait for the run's next ones before they are committed; default 10 ms. */
   lazyAppendMs?: number;
+  /** How long a node that touches nothing outside may run before its start is recorded on its own (default 1 s). */
+  carriedStartMaxMs?: number;
   /** Overrides WEFT_SYNC_RUN_HOLD_MS (tests). */
   syncRunHoldMs?: number;
   logger?: Logger;
@@ -184,6 +186,7 @@ export class EngineRuntime {
       maintenanceMs: options.maintenanceMs ?? Math.max(100, Math.floor(leaseMs / 3)),
       maxNodeConfigBytes: deps.config.nodeConfigMaxBytes,
       lazyAppendMs: options.lazyAppendMs,
+      carriedStartMaxMs: options.carriedStartMaxMs,
     });
     const api = new ExecutionApi({
       engine,

@@ -17,6 +17,8 @@ describe('execution event sizes (embedded)', () => {
   beforeAll(async () => {
     harness = await startEngineHarness('embedded', {
       eventLimits: { maxEventBytes: 64 * 1024, valueInlineMaxBytes: 2048 },
+      // A start window no loaded machine outlasts: C's end always carries its start.
+      carriedStartMaxMs: 60_000,
     });
     // Values are never moved to blob storage here, so an event can outgrow the limit.
     tight = await startEngineHarness('embedded', {

@@ -19,7 +19,8 @@ describe('execution events for subscribers (embedded bus, outbox relay)', () => 
   let harness: EngineHarness;
   let relay: OutboxRelay;
   beforeAll(async () => {
-    harness = await startEngineHarness('embedded');
+    // A start window no loaded machine outlasts: each quick node's end carries its start.
+    harness = await startEngineHarness('embedded', { carriedStartMaxMs: 60_000 });
     relay = new OutboxRelay(harness.store, new BusEventPublisher(harness.bus), { pollMs: 20 });
     relay.start();
   });

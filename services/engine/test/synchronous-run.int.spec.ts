@@ -7,9 +7,9 @@ import { waitUntil } from './support/wait-until.js';
 
 const modes: EngineMode[] = ['embedded', 'distributed'];
 
-/** Registers In -> Double (script) -> Out in the actor's organization and runs it synchronously with `{n}`. */
-const runDoubling = async (harness: EngineHarness, actor: Actor, n: number) => {
-  const process = await harness.catalog.add(
+/** Registers In -> Double (script) -> Out in the actor's organization. */
+const addDoubling = (harness: EngineHarness, actor: Actor) =>
+  harness.catalog.add(
     new GraphBuilder()
       .node('In', 'inputNode', { triggerType: 'manual' })
       .node('Double', 'scriptNode', { code: 'return { n: input.In.n * 2 };' })
@@ -18,6 +18,10 @@ const runDoubling = async (harness: EngineHarness, actor: Actor, n: number) => {
       .edge('Double', 'Out')
       .process({ organization_id: actor.organizationId }),
   );
+
+/** Registers the doubling process and runs it synchronously with `{n}`. */
+const runDoubling = async (harness: EngineHarness, actor: Actor, n: number) => {
+  const process = await addDoubling(harness, actor);
   return harness.call(engineHttp.testProcess, { params: { processId: process.id }, body: { n } }, actor);
 };
 
@@ -40,8 +44,9 @@ describe.each(modes)('a synchronous test run (%s)', (mode) => {
   const org = crypto.randomUUID();
   const actor = actorOf(org);
   beforeAll(async () => {
-    harness = await startEngineHarness(mode, { syncRunHoldMs: 60_000 });
-    unheld = await startEngineHarness(mode, { syncRunHoldMs: 0 });
+    // A start window no loaded machine outlasts: each node's end carries its start.
+    harness = await startEngineHarness(mode, { syncRunHoldMs: 60_000, carriedStartMaxMs: 60_000 });
+    unheld = await startEngineHarness(mode, { syncRunHoldMs: 0, carriedStartMaxMs: 60_000 });
   });
   afterAll(async () => {
     await harness.close();
@@ -223,15 +228,19 @@ describe('a synchronous run during the orphan scan (distributed)', () => {
   afterAll(() => harness.close());
 
   test('waits for the claim and starts at once (no ExecutionAccepted)', async () => {
-    // An orphan (running, its lease lapsed) whose lease row another transaction holds: the claim blocks on it.
+    const engine = harness.engine.runtime.engine;
+    const process = await addDoubling(harness, actor);
+    // The scan the engine ran at its start is over: every slot is free.
+    await waitUntil(async () => engine.slots.inUse === 0, 10_000);
+    // An orphan (running, its lease lapsed), in one statement so no scan sees half of it; another
+    // transaction holds its lease row, so the claim blocks on it.
     const orphan = crypto.randomUUID();
     await sql`
-      INSERT INTO engine_executions (id, process_id, organization_id, status, started_at, trigger_node_id)
-      VALUES (${orphan}, ${crypto.randomUUID()}, ${org}, 'running', now(), 'In')`.execute(harness.database.db);
-    await sql`
+      WITH execution AS (
+        INSERT INTO engine_executions (id, process_id, organization_id, status, started_at, trigger_node_id)
+        VALUES (${orphan}, ${crypto.randomUUID()}, ${org}, 'running', now(), 'In'))
       INSERT INTO engine_execution_leases (execution_id, owner, expires_at)
       VALUES (${orphan}, 'a-dead-engine', now() - interval '1 minute')`.execute(harness.database.db);
-    let record: ExecutionRecord | undefined;
     let releaseRow!: () => void;
     const rowReleased = new Promise<void>((resolve) => (releaseRow = resolve));
     let rowLocked!: (pid: number) => void;
@@ -241,9 +250,19 @@ describe('a synchronous run during the orphan scan (distributed)', () => {
       rowLocked((await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx)).rows[0]!.pid);
       await rowReleased;
     });
+    // Observes the request reaching startNow: it takes (or fails to take) a slot before it returns.
+    let requestIn!: () => void;
+    const inStartNow = new Promise<void>((resolve) => (requestIn = resolve));
+    const startNow = engine.startNow.bind(engine);
+    engine.startNow = (...args) => {
+      const started = startNow(...args);
+      requestIn();
+      return started;
+    };
+    let record: ExecutionRecord | undefined;
     try {
       const pid = await holderPid;
-      const scan = harness.engine.runtime.engine.maintain();
+      const scan = engine.maintain();
       const claimWaits = async () =>
         (
           await sql`SELECT 1 FROM pg_stat_activity WHERE ${pid} = ANY (pg_blocking_pids(pid))`.execute(
@@ -252,14 +271,15 @@ describe('a synchronous run during the orphan scan (distributed)', () => {
         ).rows.length > 0;
       await waitUntil(claimWaits, 10_000);
       expect(await claimWaits()).toBe(true);
+      expect(engine.slots.free()).toBe(0);
 
-      const reply = runDoubling(harness, actor, 5);
-      // The request is in while the claim still holds the slots.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      const reply = harness.call(engineHttp.testProcess, { params: { processId: process.id }, body: { n: 5 } }, actor);
+      await inStartNow;
       releaseRow();
       await scan;
       record = (await reply).body as ExecutionRecord;
     } finally {
+      engine.startNow = startNow;
       releaseRow();
       await holder;
     }

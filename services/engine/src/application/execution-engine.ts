@@ -79,6 +79,8 @@ export interface ExecutionEngineDeps {
   maxNodeConfigBytes?: number;
   /** How long a node's events may wait for the run's next ones before they are committed; default 10 ms. */
   lazyAppendMs?: number;
+  /** How long a node that touches nothing outside may run before its start is recorded on its own (default 1 s). */
+  carriedStartMaxMs?: number;
 }
 
 /** A run `startNow` started here. */
@@ -108,6 +110,8 @@ const DEFAULT_PARK_AFTER_MS = 60_000;
 const DEFAULT_WAKE_BATCH = 500;
 /** Leases claimed per statement; a takeover repeats it while slots are free and orphans remain. */
 const ORPHAN_CLAIM_BATCH = 1000;
+/** How long a synchronous request waits for the slots an orphan claim holds before it takes the queue. */
+const ORPHAN_CLAIM_WAIT_MS = 1000;
 
 export class ExecutionEngine {
   private readonly writer: ExecutionEventWriter;
@@ -216,12 +220,14 @@ export class ExecutionEngine {
       if (slots.length === 0) return resumed;
       let claimed: string[] = [];
       let claimSettled!: () => void;
-      this.orphanClaim = new Promise<void>((resolve) => (claimSettled = resolve));
+      const claim = new Promise<void>((resolve) => (claimSettled = resolve));
+      this.orphanClaim = claim;
       try {
         claimed = await this.deps.leases.claimOrphans(slots.length);
       } finally {
         for (const unused of slots.slice(claimed.length)) unused();
-        this.orphanClaim = undefined;
+        // A scan that overlapped this one (a slow claim, a direct maintain()) owns the marker now.
+        if (this.orphanClaim === claim) this.orphanClaim = undefined;
         claimSettled();
       }
       const outcomes = await Promise.all(
@@ -350,10 +356,17 @@ export class ExecutionEngine {
     if (!this.maintenance || this.stopping || !this.deps.leasesFollowEvents || this.active.has(request.executionId))
       return undefined;
     let slot = this.slots.tryTake();
-    // The orphan scan holds every free slot while its claim is in flight (one round trip, each
-    // maintenance tick); a request that came then waits for the claim, not for the queue.
+    // The orphan scan holds every free slot while its claim is in flight (a round trip, each
+    // maintenance tick); a request that came then waits for the claim, not for the queue. A claim
+    // blocked on a locked lease row could take up to the lock timeout: past ORPHAN_CLAIM_WAIT_MS
+    // the request takes the queue as it would have.
     if (!slot && this.orphanClaim) {
-      await this.orphanClaim;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.orphanClaim,
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, ORPHAN_CLAIM_WAIT_MS))),
+      ]);
+      clearTimeout(timer);
       if (this.stopping || this.active.has(request.executionId)) return undefined;
       slot = this.slots.tryTake();
     }
@@ -629,6 +642,7 @@ export class ExecutionEngine {
         if (active?.run === run) active.controller.abort(CONFLICT);
       },
       this.deps.eventStorage,
+      this.deps.carriedStartMaxMs,
     );
     return run;
   }

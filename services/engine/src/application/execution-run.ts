@@ -31,7 +31,7 @@ const DEFERRABLE_NODE_TYPES: ReadonlySet<string> = new Set([
  */
 const CARRIED_START_MAX_MS = 1000;
 
-/** A start not recorded yet: it goes with the node's end, or on its own after CARRIED_START_MAX_MS. */
+/** A start not recorded yet: it goes with the node's end, or on its own after `carriedStartMaxMs`. */
 interface UnrecordedStart {
   command: Extract<ExecutionCommand, { type: 'StartNode' }>;
   timer: NodeJS.Timeout;
@@ -89,6 +89,7 @@ export class ExecutionRun {
     /** Called once when a write fails (a conflict means the stream changed elsewhere). */
     private readonly onWriteFailure: (error: unknown) => void,
     private readonly storage: EventStorage = { limits: DEFAULT_EVENT_SIZE_LIMITS },
+    private readonly carriedStartMaxMs = CARRIED_START_MAX_MS,
   ) {}
 
   /** Trace id of the request that started the execution, when it had one. */
@@ -299,7 +300,7 @@ export class ExecutionRun {
     this.unrecordedStarts.clear();
   }
 
-  /** Records a node's start on its own: the node runs longer than CARRIED_START_MAX_MS. */
+  /** Records a node's start on its own: the node runs longer than `carriedStartMaxMs`. */
   private recordStart(key: string): void {
     const waiting = this.takeUnrecordedStart(key);
     if (!waiting) return;
@@ -353,7 +354,7 @@ export class ExecutionRun {
         // A loop's item may be large (blob storage, size limits): measured and recorded with the start, as before.
         if (DEFERRABLE_NODE_TYPES.has(node.type) && origin.loopItem === undefined) {
           const key = runKey(node.id, iteration);
-          const timer = setTimeout(() => this.recordStart(key), CARRIED_START_MAX_MS);
+          const timer = setTimeout(() => this.recordStart(key), this.carriedStartMaxMs);
           this.unrecordedStarts.set(key, { command, timer });
           return;
         }

@@ -71,7 +71,9 @@ export class NatsBus implements Bus {
       name: options.name,
       maxReconnectAttempts: -1,
       // Else every request and JetStream publish builds two Errors (a stack capture each) up front,
-      // in case it times out: a third of the outbox relay's time. Our timeouts name the subject.
+      // in case it times out: a third of the outbox relay's time. Request/reply timeouts name the
+      // subject (natsRequest); other timeouts (JetStream publish, management calls) log without
+      // their caller's stack.
       noAsyncTraces: true,
       ...(options.inboxPrefix && { inboxPrefix: options.inboxPrefix }),
       ...(await natsSecurityOptions(options.security)),
