@@ -16,6 +16,19 @@ import { waitUntil } from './support/wait-until.js';
  * Node starts carried by their end, where runs get complicated: loop bodies, retries, a value the
  * database refuses, a cancel mid-node. The record equals a rebuild and every event its schema.
  */
+/** In -> Each (loop over `items`) -> body A -> B (A not fed by the item) -> Out after the loop. */
+const loopBodyChain = (codeA: string, codeB: string) =>
+  new GraphBuilder()
+    .node('In', 'inputNode', { triggerType: 'manual' })
+    .node('Each', 'loopNode', { items: '{{input["In"]["items"]}}' })
+    .node('A', 'scriptNode', { code: codeA })
+    .node('B', 'scriptNode', { code: codeB })
+    .node('Out', 'outputNode')
+    .edge('In', 'Each')
+    .edge('Each', 'A', 'start')
+    .edge('A', 'B')
+    .edge('Each', 'Out', 'output');
+
 describe('carried node starts in loops, retries and cancels (embedded)', () => {
   let harness: EngineHarness;
   const org = crypto.randomUUID();
@@ -55,16 +68,10 @@ describe('carried node starts in loops, retries and cancels (embedded)', () => {
   };
 
   test('a loop body chain (node not fed by the item) with a failing iteration and a retry', async () => {
-    const g = new GraphBuilder()
-      .node('In', 'inputNode', { triggerType: 'manual' })
-      .node('Each', 'loopNode', { items: '{{input["In"]["items"]}}' })
-      .node('A', 'scriptNode', { code: 'return input.Each.item * 2;' })
-      .node('B', 'scriptNode', { code: 'if (input.A < 0) throw new Error("neg"); return input.A + 1;' })
-      .node('Out', 'outputNode')
-      .edge('In', 'Each')
-      .edge('Each', 'A', 'start')
-      .edge('A', 'B')
-      .edge('Each', 'Out', 'output');
+    const g = loopBodyChain(
+      'return input.Each.item * 2;',
+      'if (input.A < 0) throw new Error("neg"); return input.A + 1;',
+    );
     const process = await harness.catalog.add(g.process({ organization_id: org, max_retries: 1 }));
     const ok = await run(process.id, { items: [1, 2, 3] });
     const bad = await run(process.id, { items: [1, -1] });
@@ -79,16 +86,7 @@ describe('carried node starts in loops, retries and cancels (embedded)', () => {
   });
 
   test('a NUL in the output of a loop body node whose start is carried fails that node, on record', async () => {
-    const g = new GraphBuilder()
-      .node('In', 'inputNode', { triggerType: 'manual' })
-      .node('Each', 'loopNode', { items: '{{input["In"]["items"]}}' })
-      .node('A', 'scriptNode', { code: 'return input.Each.item;' })
-      .node('B', 'scriptNode', { code: 'return input.A === 2 ? "x\\u0000y" : input.A;' })
-      .node('Out', 'outputNode')
-      .edge('In', 'Each')
-      .edge('Each', 'A', 'start')
-      .edge('A', 'B')
-      .edge('Each', 'Out', 'output');
+    const g = loopBodyChain('return input.Each.item;', 'return input.A === 2 ? "x\\u0000y" : input.A;');
     const process = await harness.catalog.add(g.process({ organization_id: org }));
     const id = await run(process.id, { items: [1, 2] });
     await waitUntil(async () => (await record(id)).status !== 'running', 30_000);
