@@ -9,6 +9,7 @@ export { createTestDatabase, type TestDatabase } from './test-database.js';
 export { namespacedBus } from './namespaced-bus.js';
 export {
   startWeftProcesses,
+  WEFT_NODE_FLAGS,
   weftServes,
   WEFT_MAINS,
   WEFT_SERVICE_NATS_USERS,

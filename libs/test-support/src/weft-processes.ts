@@ -98,6 +98,15 @@ const exited = (child: ChildProcess): Promise<void> =>
     ? Promise.resolve()
     : new Promise((done) => child.once('exit', () => done()));
 
+/**
+ * V8 flags of every Weft process, as its start scripts (package.json) and the image (Dockerfile
+ * NODE_OPTIONS) pass them. `--max-semi-space-size=16`: Node 24 sizes the young generation to
+ * 64 MiB per semi-space on a machine with this much memory, 128 MiB reserved that the load fills;
+ * at 16 the benchmark's c=50 load ran as fast and the embedded process stayed 80-170 MiB smaller
+ * (docs/performance.md).
+ */
+export const WEFT_NODE_FLAGS = ['--max-semi-space-size=16'] as const;
+
 /** Starts Weft and resolves once the gateway, the catalog and an engine answer over HTTP. */
 export async function startWeftProcesses(options: WeftProcessesOptions): Promise<WeftProcesses> {
   const { root, kind } = options;
@@ -115,7 +124,7 @@ export async function startWeftProcesses(options: WeftProcessesOptions): Promise
     const nats = service === 'weft' || !options.natsEnvFor ? {} : options.natsEnvFor(WEFT_SERVICE_NATS_USERS[service]);
     // WEFT_NODE_ARGS: flags for every Weft process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile a benchmark).
     const nodeArgs = (process.env.WEFT_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    const child = spawn(process.execPath, [...nodeArgs, join(root, WEFT_MAINS[service])], {
+    const child = spawn(process.execPath, [...WEFT_NODE_FLAGS, ...nodeArgs, join(root, WEFT_MAINS[service])], {
       env: { ...process.env, NODE_OPTIONS: '', ...base, ...nats },
       stdio: 'pipe',
     });
