@@ -17,10 +17,14 @@ describe('execution event writer', () => {
   beforeAll(async () => {
     database = await openDatabase({ dataDir: 'memory://' });
     store = await PostgresEventStore.open(database);
-    writer = new ExecutionEventWriter(async (batch: readonly StreamAppend[]) => {
-      commits.push(batch.length);
-      await store.appendMany(batch);
-    });
+    // Never sent before the turn ends, however many wait: the tests below count one turn's batches.
+    writer = new ExecutionEventWriter(
+      async (batch: readonly StreamAppend[]) => {
+        commits.push(batch.length);
+        await store.appendMany(batch);
+      },
+      { eagerBatchAppends: Infinity },
+    );
   });
   afterAll(async () => {
     await store.close();
@@ -41,6 +45,37 @@ describe('execution event writer', () => {
     expect(commits).toEqual([100]);
     const stored = await store.readStream(streams[7]!);
     expect(stored.map((e) => (e.data as { n: number }).n)).toEqual([1, 2, 3]);
+  });
+
+  test('a turn with many appends sends batches while it runs, each stream still in order', async () => {
+    const eagerCommits: number[] = [];
+    const eager = new ExecutionEventWriter(
+      async (batch: readonly StreamAppend[]) => {
+        eagerCommits.push(batch.length);
+        await store.appendMany(batch);
+      },
+      { eagerBatchAppends: 16 },
+    );
+    const streams = Array.from({ length: 50 }, () => `execution-${crypto.randomUUID()}`);
+    const sentDuringTheTurn: number[] = [];
+    await Promise.all(
+      streams.flatMap((streamId) => {
+        const appended = [
+          eager.append(streamId, [event(1)], 'no_stream'),
+          eager.append(streamId, [event(2), event(3)], 1),
+        ];
+        sentDuringTheTurn.push(eagerCommits.length);
+        return appended;
+      }),
+    );
+    // Two batches (the commit slots) leave as soon as 16 appends wait; the rest once a slot is free.
+    expect(sentDuringTheTurn.at(-1)).toBe(2);
+    expect(eagerCommits.slice(0, 2)).toEqual([16, 16]);
+    expect(eagerCommits.reduce((sum, size) => sum + size, 0)).toBe(100);
+    for (const streamId of [streams[0]!, streams[7]!, streams[49]!]) {
+      const stored = await store.readStream(streamId);
+      expect(stored.map((e) => (e.data as { n: number }).n)).toEqual([1, 2, 3]);
+    }
   });
 
   test('with more queued, the next batch is on its way before the callers of the last one go on', async () => {
