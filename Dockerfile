@@ -34,9 +34,7 @@ RUN if [ -n "$WEFT_RUNTIME_PACKAGES" ]; then \
       && apt-get install -y --no-install-recommends $WEFT_RUNTIME_PACKAGES \
       && rm -rf /var/lib/apt/lists/*; \
     fi
-# NODE_OPTIONS: the V8 flags every Weft process runs with (libs/test-support WEFT_NODE_FLAGS says why).
 ENV NODE_ENV=production \
-    NODE_OPTIONS=--max-semi-space-size=16 \
     WEFT_HOST=0.0.0.0 \
     WEFT_PORT=8080 \
     WEFT_DATA_DIR=/var/lib/weft
@@ -46,5 +44,7 @@ RUN mkdir -p /var/lib/weft && chown node:node /var/lib/weft
 USER node
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 CMD ["node", "infra/healthcheck.mjs"]
-# Without a command the image runs everything in one process (embedded mode).
-CMD ["node", "services/all-in-one/dist/main.js"]
+# Without a command the image runs everything in one process (embedded mode). The V8 flags are
+# those of every Weft process (libs/test-support WEFT_NODE_FLAGS says why); NODE_OPTIONS cannot
+# carry --heap-growing-percent.
+CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=60", "services/all-in-one/dist/main.js"]

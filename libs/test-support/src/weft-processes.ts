@@ -100,12 +100,16 @@ const exited = (child: ChildProcess): Promise<void> =>
 
 /**
  * V8 flags of every Weft process, as its start scripts (package.json) and the image (Dockerfile
- * NODE_OPTIONS) pass them. `--max-semi-space-size=16`: Node 24 sizes the young generation to
- * 64 MiB per semi-space on a machine with this much memory, 128 MiB reserved that the load fills;
- * at 16 the benchmark's c=50 load ran as fast and the embedded process stayed 80-170 MiB smaller
- * (docs/performance.md).
+ * NODE_OPTIONS) pass them (docs/performance.md, twelfth session, has the measurements):
+ * - `--max-semi-space-size=16`: Node 24 sizes the young generation at 64 MiB per semi-space on a
+ *   machine with this much memory, 128 MiB reserved that the load fills; at 16 the c=50 load ran
+ *   as fast and the embedded process stayed 80-170 MiB smaller.
+ * - `--heap-growing-percent=60`: after a full collection the old generation may grow to 1.6 times
+ *   what survived it, where V8 otherwise lets a fast-collecting heap grow up to four times; under
+ *   load the old generation filled with promoted garbage (RSS 490 MiB after a minute at c=50,
+ *   300 MiB with the flag, at the same throughput; the collector's threads work more).
  */
-export const WEFT_NODE_FLAGS = ['--max-semi-space-size=16'] as const;
+export const WEFT_NODE_FLAGS = ['--max-semi-space-size=16', '--heap-growing-percent=60'] as const;
 
 /** Starts Weft and resolves once the gateway, the catalog and an engine answer over HTTP. */
 export async function startWeftProcesses(options: WeftProcessesOptions): Promise<WeftProcesses> {

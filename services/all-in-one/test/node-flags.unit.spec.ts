@@ -4,11 +4,19 @@ import { WEFT_NODE_FLAGS } from '@weft/test-support';
 
 /**
  * Every way a user starts a Weft server passes the V8 flags the tests and benchmarks run it with
- * (WEFT_NODE_FLAGS): the start scripts, embedded and per service, and the image's NODE_OPTIONS.
+ * (WEFT_NODE_FLAGS): the start scripts, embedded and per service, the image's command and each
+ * service's command in docker-compose.yml.
  */
 const root = join(__dirname, '..', '..', '..');
+const read = (path: string): string => readFileSync(join(root, path), 'utf8');
 const startScript = (packageJson: string): string | undefined =>
-  (JSON.parse(readFileSync(join(root, packageJson), 'utf8')) as { scripts?: Record<string, string> }).scripts?.start;
+  (JSON.parse(read(packageJson)) as { scripts?: Record<string, string> }).scripts?.start;
+/** `node <flags> <something>dist/main.js`, the words of a command. */
+const startsWithFlags = (words: readonly string[]): boolean =>
+  words.length === WEFT_NODE_FLAGS.length + 2 &&
+  words[0] === 'node' &&
+  WEFT_NODE_FLAGS.every((flag, index) => words[index + 1] === flag) &&
+  /dist\/main\.js$/.test(words.at(-1)!);
 
 describe('V8 flags of a Weft process', () => {
   const servers = readdirSync(join(root, 'services')).filter(
@@ -22,12 +30,28 @@ describe('V8 flags of a Weft process', () => {
   it.each(['package.json', ...servers.map((service) => `services/${service}/package.json`)])(
     '%s starts node with them',
     (packageJson) => {
-      expect(startScript(packageJson)).toMatch(new RegExp(`^node ${WEFT_NODE_FLAGS.join(' ')} \\S*dist/main\\.js$`));
+      expect(startsWithFlags(startScript(packageJson)!.split(' '))).toBe(true);
     },
   );
 
-  it('the image sets them as NODE_OPTIONS', () => {
-    const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
-    expect(dockerfile).toContain(`NODE_OPTIONS=${WEFT_NODE_FLAGS.join(' ')} `);
+  it("the image's command passes them", () => {
+    const commands = read('Dockerfile')
+      .split('\n')
+      .filter((line) => line.startsWith('CMD '))
+      .map((line) => JSON.parse(line.slice('CMD '.length)) as string[]);
+    expect(commands).toHaveLength(1);
+    expect(startsWithFlags(commands[0]!)).toBe(true);
+  });
+
+  it('every Weft service of docker-compose.yml passes them', () => {
+    const commands = [...read('docker-compose.yml').matchAll(/command: (\[.*'node'.*\])/g)].map(
+      ([, list]) => JSON.parse(list!.replaceAll("'", '"')) as string[],
+    );
+    expect(commands.map((words) => words.at(-1)).sort()).toEqual(
+      ['engine', 'gateway', 'process-catalog', 'testing', 'trigger'].map(
+        (service) => `services/${service}/dist/main.js`,
+      ),
+    );
+    for (const words of commands) expect(startsWithFlags(words)).toBe(true);
   });
 });

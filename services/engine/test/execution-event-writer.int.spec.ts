@@ -56,13 +56,15 @@ describe('execution event writer', () => {
       },
       { eagerBatchAppends: 16 },
     );
-    const streams = Array.from({ length: 50 }, () => `execution-${crypto.randomUUID()}`);
+    // Three appends per stream: the first batch (16 appends) ends in the middle of a stream's.
+    const streams = Array.from({ length: 40 }, () => `execution-${crypto.randomUUID()}`);
     const sentDuringTheTurn: number[] = [];
     await Promise.all(
       streams.flatMap((streamId) => {
         const appended = [
           eager.append(streamId, [event(1)], 'no_stream'),
           eager.append(streamId, [event(2), event(3)], 1),
+          eager.append(streamId, [event(4)], 3),
         ];
         sentDuringTheTurn.push(eagerCommits.length);
         return appended;
@@ -70,12 +72,63 @@ describe('execution event writer', () => {
     );
     // Two batches (the commit slots) leave as soon as 16 appends wait; the rest once a slot is free.
     expect(sentDuringTheTurn.at(-1)).toBe(2);
-    expect(eagerCommits.slice(0, 2)).toEqual([16, 16]);
-    expect(eagerCommits.reduce((sum, size) => sum + size, 0)).toBe(100);
-    for (const streamId of [streams[0]!, streams[7]!, streams[49]!]) {
+    expect(eagerCommits[0]).toBe(16);
+    expect(eagerCommits.reduce((sum, size) => sum + size, 0)).toBe(120);
+    for (const streamId of streams) {
       const stored = await store.readStream(streamId);
-      expect(stored.map((e) => (e.data as { n: number }).n)).toEqual([1, 2, 3]);
+      expect(stored.map((e) => (e.data as { n: number }).n)).toEqual([1, 2, 3, 4]);
     }
+  });
+
+  test('lazy appends and appends held behind a batch in flight do not make an early batch', async () => {
+    const sizes: number[] = [];
+    let releaseFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    const eager = new ExecutionEventWriter(
+      async (batch: readonly StreamAppend[]) => {
+        sizes.push(batch.length);
+        if (sizes.length === 1) await firstHeld;
+        await store.appendMany(batch);
+      },
+      { eagerBatchAppends: 16 },
+    );
+    const running = Array.from({ length: 16 }, () => `execution-${crypto.randomUUID()}`);
+    const started = running.map((streamId) => eager.append(streamId, [event(1)], 'no_stream'));
+    while (sizes.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    // The 16 runs in the first batch queue their next (lazy) events; then 30 new runs arrive.
+    const lazy = running.map((streamId) => eager.append(streamId, [event(2)], 1, { lazy: true }));
+    const fresh = Array.from({ length: 30 }, () =>
+      eager.append(`execution-${crypto.randomUUID()}`, [event(1)], 'no_stream'),
+    );
+    const sentDuringTheTurn = sizes.length;
+    releaseFirst();
+    await Promise.all([...started, ...lazy, ...fresh]);
+    // One early batch of 16 of the new runs, never a batch of the first lazy append alone.
+    expect(sentDuringTheTurn).toBe(2);
+    expect(sizes.slice(0, 2)).toEqual([16, 16]);
+    expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(62);
+  });
+
+  test("a failed append fails its stream's appends queued after it, also across an early batch", async () => {
+    const eager = new ExecutionEventWriter((batch) => store.appendMany(batch).then(() => undefined), {
+      eagerBatchAppends: 16,
+    });
+    const run = `execution-${crypto.randomUUID()}`;
+    await store.append(run, [event(1)], { expectedVersion: 'no_stream' });
+    // Another engine cancels the run (version 2) while this engine's run still holds version 1.
+    await store.append(run, [{ type: 'ExecutionCancelled', data: {} }], { expectedVersion: 1 });
+    const others = Array.from({ length: 15 }, () =>
+      eager.append(`execution-${crypto.randomUUID()}`, [event(1)], 'no_stream'),
+    );
+    // One stretch of the run: a node ends (the 16th append: the early batch leaves with it), the next starts.
+    const ended = eager.append(run, [event(2)], 1);
+    const next = eager.append(run, [event(3)], 2);
+    const results = await Promise.allSettled([ended, next]);
+    await Promise.all(others);
+    expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected']);
+    expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedVersionError);
+    const stored = await store.readStream(run);
+    expect(stored.map((e) => e.type)).toEqual(['NodeCompleted', 'ExecutionCancelled']);
   });
 
   test('with more queued, the next batch is on its way before the callers of the last one go on', async () => {

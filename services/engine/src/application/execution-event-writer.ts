@@ -12,6 +12,8 @@ import { WrongExpectedVersionError, type NewEvent, type StreamAppend } from '@we
 interface PendingAppend extends StreamAppend {
   resolve: () => void;
   reject: (error: unknown) => void;
+  /** No caller waits for it yet (see `append`): it does not count towards an early send. */
+  lazy: boolean;
 }
 
 /**
@@ -111,7 +113,7 @@ export class ExecutionEventWriter {
     options: { lazy?: boolean } = {},
   ): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ streamId, events, expectedVersion, resolve, reject });
+      this.queue.push({ streamId, events, expectedVersion, resolve, reject, lazy: options.lazy === true });
       if (options.lazy) this.writeSoon();
       else this.expedite();
     });
@@ -124,8 +126,26 @@ export class ExecutionEventWriter {
     if (this.queue.length === 0) return;
     if (this.flushing === null) this.flushing = this.drain();
     else if (this.writing.size >= BATCHES_IN_FLIGHT) return;
-    else if (this.queue.length >= this.eagerBatchAppends) this.sendBatches();
+    else if (this.queue.length >= this.eagerBatchAppends && this.hasEagerBatch()) this.sendBatches();
     else this.sendSoon();
+  }
+
+  /**
+   * Whether the batch that could be sent now holds `eagerBatchAppends` appends that callers wait
+   * for: lazy ones, and ones held behind a batch being written, would make it a small batch that
+   * takes a commit slot from the waiting callers. Looks at the head of the queue only, so a busy
+   * turn's appends do not each scan everything queued.
+   */
+  private hasEagerBatch(): boolean {
+    let waiting = 0;
+    const held = new Set<string>();
+    const scanned = Math.min(this.queue.length, 16 * this.eagerBatchAppends);
+    for (let index = 0; index < scanned; index++) {
+      const item = this.queue[index] as PendingAppend;
+      if (held.has(item.streamId) || this.streamsInFlight.has(item.streamId)) held.add(item.streamId);
+      else if (!item.lazy && ++waiting >= this.eagerBatchAppends) return true;
+    }
+    return false;
   }
 
   /** Resolves when everything queued so far is written (or failed). */
@@ -226,7 +246,8 @@ export class ExecutionEventWriter {
       return;
     } catch (error) {
       this.resolveCommitted();
-      if (batch.length === 1) return (batch[0] as PendingAppend).reject(refusedOr(batch[0] as PendingAppend, error));
+      if (batch.length === 1)
+        return this.fail([batch[0] as PendingAppend], refusedOr(batch[0] as PendingAppend, error));
     }
     // Any failure (a conflict, a value the database refuses, ...) may be one stream's: each stream
     // is retried on its own, so only the stream at fault fails and the others commit.
@@ -253,8 +274,7 @@ export class ExecutionEventWriter {
       for (const item of items) item.resolve();
     } catch (error) {
       if (items.length > 1 && !(error instanceof WrongExpectedVersionError)) return this.writeOneByOne(items);
-      const failure = refusedOr(items[0] as PendingAppend, error);
-      for (const item of items) item.reject(failure);
+      this.fail(items, refusedOr(items[0] as PendingAppend, error));
     }
   }
 
@@ -271,9 +291,25 @@ export class ExecutionEventWriter {
         item.resolve();
       } catch (error) {
         failure = refusedOr(item, error);
-        item.reject(failure);
+        this.fail([item], failure);
       }
     }
+  }
+
+  /**
+   * Rejects failed appends, and with them the appends of their streams still queued: those were
+   * made after them and expect the versions they would have written. Written anyway, they could
+   * commit after another engine's event that took the failed one's place (a cancel, a takeover)
+   * and leave the stream with a run's later step but not its earlier one. Called before the
+   * batch's streams leave `streamsInFlight`, so none of those queued appends was sent yet.
+   */
+  private fail(items: readonly PendingAppend[], failure: unknown): void {
+    for (const item of items) item.reject(failure);
+    const streams = new Set(items.map((item) => item.streamId));
+    const later = this.queue.filter((item) => streams.has(item.streamId));
+    if (later.length === 0) return;
+    this.queue = this.queue.filter((item) => !streams.has(item.streamId));
+    for (const item of later) item.reject(failure);
   }
 }
 
