@@ -99,8 +99,9 @@ const exited = (child: ChildProcess): Promise<void> =>
     : new Promise((done) => child.once('exit', () => done()));
 
 /**
- * V8 flags of every Weft process, as its start scripts (package.json) and the image (Dockerfile
- * NODE_OPTIONS) pass them (docs/performance.md, twelfth session, has the measurements):
+ * V8 flags of every Weft process, as its start scripts (package.json), the image's command
+ * (Dockerfile) and docker-compose.yml pass them (docs/performance.md, twelfth session, has the
+ * measurements; NODE_OPTIONS refuses the second):
  * - `--max-semi-space-size=16`: Node 24 sizes the young generation at 64 MiB per semi-space on a
  *   machine with this much memory, 128 MiB reserved that the load fills; at 16 the c=50 load ran
  *   as fast and the embedded process stayed 80-170 MiB smaller.
