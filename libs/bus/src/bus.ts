@@ -33,6 +33,11 @@ export interface SendOptions {
   timeoutMs?: number;
 }
 
+export interface PublishOptions extends SendOptions {
+  msgId: string;
+  json?: string;
+}
+
 export interface Subscription {
   unsubscribe(): Promise<void>;
 }
@@ -94,8 +99,11 @@ export interface Bus {
   ): Promise<Subscription>;
   /** Creates the JetStream stream of an event family when missing (publishers and subscribers call it first). */
   ensureEventStream(spec: EventStreamSpec): Promise<void>;
-  /** Publish to a JetStream stream; `msgId` deduplicates (Nats-Msg-Id). */
-  publish(subject: string, payload: unknown, options: SendOptions & { msgId: string }): Promise<void>;
+  /**
+   * Publish to a JetStream stream; `msgId` deduplicates (Nats-Msg-Id). `json`, when the caller has
+   * it, is `JSON.stringify(payload)` and is sent as it is.
+   */
+  publish(subject: string, payload: unknown, options: PublishOptions): Promise<void>;
   /** Durable subscription to published events (wildcards allowed); resolve to ack. */
   subscribe(
     filter: string,

@@ -15,3 +15,4 @@ export * from './outbox/outbox-relay.js';
 export * from './adapters/jetstream-publisher.js';
 export * from './aggregates/fold-stream.js';
 export * from './outbox/placeholder-envelope.js';
+export * from './time-ordered-uuid.js';

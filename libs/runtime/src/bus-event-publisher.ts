@@ -13,10 +13,16 @@ export class BusEventPublisher implements EventPublisher {
 
   constructor(private readonly bus: Bus) {}
 
-  async publish(subject: string, envelope: PublishedEventEnvelope, msgId: string): Promise<void> {
+  async publish(
+    subject: string,
+    envelope: PublishedEventEnvelope,
+    msgId: string,
+    _previousMsgId?: string,
+    json?: string,
+  ): Promise<void> {
     this.streamReady ??= this.bus.ensureEventStream(allEvents);
     await this.streamReady;
-    await this.bus.publish(subject, envelope, { msgId });
+    await this.bus.publish(subject, envelope, { msgId, json });
     this.last = Math.max(this.last, envelope.position);
   }
 

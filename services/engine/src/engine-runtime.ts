@@ -28,6 +28,7 @@ import type { ProcessDirectory } from './application/engine-ports.js';
 import { CachedProcessDirectory } from './application/cached-process-directory.js';
 import { ExecutionApi } from './application/execution-api.js';
 import { ReadBatcher } from './application/read-batcher.js';
+import { KnownProcessRevisions } from './application/known-process-revisions.js';
 import type { ErrorWebhookPolicy } from './application/error-webhook-deliveries.js';
 import { ExecutionEngine } from './application/execution-engine.js';
 import type { EventSizeLimits } from './application/event-values.js';
@@ -94,6 +95,8 @@ export class EngineRuntime {
     readonly deadLetters: PostgresExecutionDeadLetters,
     /** Files and large event values; the engine's own (closed on stop). */
     private readonly valueBlobs: BlobStorage,
+    /** Stops keeping process revisions from the store's commits (embedded Weft). */
+    private readonly stopHearingCommits: () => void,
   ) {}
 
   /** Migrates the engine's tables and registers its inline projection; does not take work yet. */
@@ -139,12 +142,18 @@ export class EngineRuntime {
     registerExecutionUpcasters(deps.store);
     // Concurrent runs check their processes' revisions in one statement.
     const revisions = new ReadBatcher((processIds: string[]) => processRevisions(deps.store.db, processIds));
-    const directory =
-      options.directory ??
-      new CachedProcessDirectory(
-        new BusProcessDirectory(deps.bus),
-        async (processId) => (await revisions.read(processId)) ?? 0,
-      );
+    const readRevision = async (processId: string): Promise<number> => (await revisions.read(processId)) ?? 0;
+    let revisionOf = readRevision;
+    let stopHearingCommits = (): void => undefined;
+    // Embedded Weft: the database is its own, every append goes through this store, so the
+    // revisions are known from its commits instead of read before each run.
+    if (deps.config.databaseUrl === undefined && ownCommit) {
+      const known = new KnownProcessRevisions(readRevision);
+      const stopHearing = (deps.store as PostgresEventStore).onCommit((events) => known.observe(events));
+      stopHearingCommits = () => void stopHearing();
+      revisionOf = (processId) => known.revisionOf(processId);
+    }
+    const directory = options.directory ?? new CachedProcessDirectory(new BusProcessDirectory(deps.bus), revisionOf);
     const queue = options.queue?.spec ?? engineQueues.executionRequests;
     // Synchronous runs written whole by one commit are answered from the rows it wrote.
     const finishedRows = new RecentlyFinishedRows();
@@ -208,7 +217,17 @@ export class EngineRuntime {
       logger,
       now: options.now,
     });
-    return new EngineRuntime(engine, api, palette, deps, logger, undeliverable, deadLetters, valueBlobs);
+    return new EngineRuntime(
+      engine,
+      api,
+      palette,
+      deps,
+      logger,
+      undeliverable,
+      deadLetters,
+      valueBlobs,
+      stopHearingCommits,
+    );
   }
 
   /** Starts taking execution requests and resuming executions orphaned by dead engines. */
@@ -229,6 +248,7 @@ export class EngineRuntime {
     await this.engine.stop();
     await this.palette.close();
     await this.valueBlobs.close();
+    this.stopHearingCommits();
   }
 }
 

@@ -84,8 +84,9 @@ export class JetStreamPublisher implements EventPublisher {
     envelope: PublishedEventEnvelope,
     msgId: string,
     previousMsgId?: string,
+    json = JSON.stringify(envelope),
   ): Promise<void> {
-    const payload = this.encoder.encode(JSON.stringify(envelope));
+    const payload = this.encoder.encode(json);
     const maxPayload = this.nc.info?.max_payload;
     if (maxPayload !== undefined && payload.length + HEADER_ALLOWANCE_BYTES > maxPayload) {
       throw new PermanentPublishError(

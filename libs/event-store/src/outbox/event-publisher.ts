@@ -11,8 +11,15 @@ export interface EventPublisher {
    * Resolves once the message is stored; `msgId` deduplicates a repeated publish. When
    * `previousMsgId` is given, the destination must refuse the message unless its last stored
    * message has that id: the relay pipelines publishes, and this keeps them gap-free and in order.
+   * `json` is the envelope's JSON text, `JSON.stringify(envelope)`, which the relay has at hand.
    */
-  publish(subject: string, envelope: PublishedEventEnvelope, msgId: string, previousMsgId?: string): Promise<void>;
+  publish(
+    subject: string,
+    envelope: PublishedEventEnvelope,
+    msgId: string,
+    previousMsgId?: string,
+    json?: string,
+  ): Promise<void>;
   /** Position of the last event stored at the destination, 0 when none. */
   lastPublishedPosition(): Promise<number>;
 }

@@ -1,6 +1,7 @@
 import { eventSubject, type PublishedEventEnvelope } from '@weft/contracts';
 import type { StoredEvent } from '../event-store.js';
 import type { PostgresEventStore } from '../adapters/postgres/postgres-event-store.js';
+import { appendedJsonOf } from '../adapters/postgres/appended-json.js';
 import { CatchUpLoop } from '../subscriptions/catch-up-loop.js';
 import { loadCheckpoint, saveCheckpoint } from '../subscriptions/checkpoint-table.js';
 import { eventMessageId, PermanentPublishError, type EventPublisher } from './event-publisher.js';
@@ -40,6 +41,16 @@ export const toEnvelope = (event: StoredEvent): PublishedEventEnvelope => ({
 });
 
 /**
+ * `JSON.stringify(toEnvelope(event))`, with the data and metadata texts the append sent to the
+ * database when this process appended the event (no second encoding of a run's values).
+ */
+export function envelopeJson(event: StoredEvent): string {
+  const appended = appendedJsonOf(event);
+  if (!appended) return JSON.stringify(toEnvelope(event));
+  return `{"eventId":${JSON.stringify(event.eventId)},"streamId":${JSON.stringify(event.streamId)},"streamVersion":${JSON.stringify(event.streamVersion)},"position":${JSON.stringify(event.position)},"type":${JSON.stringify(event.type)},"schemaVersion":${JSON.stringify(event.schemaVersion)},"data":${appended.data},"metadata":${appended.metadata},"recordedAt":${JSON.stringify(event.recordedAt.toISOString())}}`;
+}
+
+/**
  * Publishes every committed event, in position order, exactly once per position: it reads only
  * committed events (never publishes a rolled-back one), resumes after the later of its checkpoint
  * and the destination's last stored position (a crash between publish and checkpoint repeats
@@ -73,7 +84,7 @@ export class OutboxRelay {
     const publishOne = async (event: StoredEvent, previous: string | undefined): Promise<void> => {
       const msgId = eventMessageId(event.position);
       try {
-        await publisher.publish(subjectFor(event), toEnvelope(event), msgId, previous);
+        await publisher.publish(subjectFor(event), toEnvelope(event), msgId, previous, envelopeJson(event));
       } catch (error) {
         if (!(error instanceof PermanentPublishError)) throw error;
         options.onPlaceholder?.(event, error.message);
@@ -95,7 +106,7 @@ export class OutboxRelay {
       let last = previous;
       const publishes = batch.map((event) => {
         const msgId = eventMessageId(event.position);
-        const published = publisher.publish(subjectFor(event), toEnvelope(event), msgId, last);
+        const published = publisher.publish(subjectFor(event), toEnvelope(event), msgId, last, envelopeJson(event));
         last = msgId;
         return published;
       });

@@ -6,8 +6,9 @@ const DEFAULT_MAX_PROCESSES = 1000;
 
 /**
  * Processes kept per revision, so a run does not ask the catalog (a bus round trip and its reads)
- * for a process it already has. Before each use the process's current revision is read
- * (`revisionOf`: the version of the catalog's event stream, one indexed read): a record is served
+ * for a process it already has. Before each use the process's current revision is looked up
+ * (`revisionOf`: the version of the catalog's event stream, one indexed read; known from the
+ * store's own commits in embedded Weft, `KnownProcessRevisions`): a record is served
  * only while it is still the latest, so an edit or a delete is seen by the very next run, exactly
  * as when asking the catalog. Connections are not cached: they carry secrets and are fetched per use.
  */

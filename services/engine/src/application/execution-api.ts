@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   badRequest,
   EXECUTION_STATUSES,
@@ -15,7 +14,7 @@ import {
   type ProcessRecord,
 } from '@weft/contracts';
 import type { Actor, MessageContext } from '@weft/bus';
-import type { Db } from '@weft/event-store';
+import { timeOrderedUuid, type Db } from '@weft/event-store';
 import { chooseTriggerNode } from '../domain/graph/trigger-node.js';
 import {
   executionStats,
@@ -110,7 +109,7 @@ export class ExecutionApi {
     collectViolations(errors, () => assertStorableInput(call.body), undefined);
     if (errors.length > 0) throw badRequest('invalid test request', errors);
     const request: ExecutionRequest = {
-      executionId: randomUUID(),
+      executionId: timeOrderedUuid(),
       processId: process.id,
       organizationId: process.organization_id,
       inputNodeId,
@@ -139,7 +138,7 @@ export class ExecutionApi {
     const triggerNodeId = chooseTriggerNode(process, rest.inputNodeId);
     this.deps.engine.graphOf(process);
     assertStorableInput(rest.inputData);
-    const executionId = rest.executionId || randomUUID();
+    const executionId = rest.executionId || timeOrderedUuid();
     const record = await this.runAndWait(
       { ...rest, executionId },
       process,

@@ -13,7 +13,7 @@ import type {
 import { deliveriesOfExecution, toDeliveries } from './error-webhook-deliveries.js';
 import { histogramPercentile } from './duration-histogram.js';
 import { EXECUTION_STATS_FUNCTION } from './execution-stats-function-migration.js';
-import { inJsonbKeyOrder } from './jsonb-key-order.js';
+import { inJsonbKeyOrder, inJsonbKeyOrderKept } from './jsonb-key-order.js';
 import type { FinishedRows } from './recently-finished-rows.js';
 import { resolveRowValues, type ValueReader } from './resolve-row-values.js';
 
@@ -160,7 +160,7 @@ export function recordOfFinishedRows(rows: FinishedRows, readValue?: ValueReader
     ...execution,
     input_data: inJsonbKeyOrder(execution.input_data),
     output_data: inJsonbKeyOrder(execution.output_data),
-    graph_snapshot: inJsonbKeyOrder(execution.graph_snapshot),
+    graph_snapshot: inJsonbKeyOrderKept(execution.graph_snapshot),
   };
   return recordOf(row, nodes, [], readValue);
 }

@@ -1,3 +1,22 @@
+import { deepFreeze, isDeepFrozen } from '../domain/graph/deep-freeze.js';
+
+const orderedFrozen = new WeakMap<object, unknown>();
+
+/**
+ * `inJsonbKeyOrder` of a value nothing can change (a process revision's graph snapshot, which
+ * every synchronous answer of that revision carries), ordered once and kept frozen: the ordering
+ * copied the whole graph for each answer.
+ */
+export function inJsonbKeyOrderKept(value: unknown): unknown {
+  if (!isDeepFrozen(value)) return inJsonbKeyOrder(value);
+  let ordered = orderedFrozen.get(value);
+  if (ordered === undefined) {
+    ordered = deepFreeze(inJsonbKeyOrder(value));
+    orderedFrozen.set(value, ordered);
+  }
+  return ordered;
+}
+
 /**
  * A JSON value with its objects' keys in the order PostgreSQL's jsonb keeps them (shorter keys
  * first, then by their UTF-8 bytes), as a read of a jsonb column returns it: an answer built from

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TestBatch, TestCase } from '@weft/contracts';
-import type { Db, EventStore } from '@weft/event-store';
+import { timeOrderedUuid, type Db, type EventStore } from '@weft/event-store';
 import type { Logger } from '@weft/observability';
 import { testBatchStream, type TestBatchEvent } from '../domain/test-run/test-run-events.js';
 import type { BatchRow } from '../projections/test-batch-projection.js';
@@ -49,7 +49,7 @@ export class BatchRunner {
           testCaseId: testCase.id,
           testCaseName: testCase.name,
           runId: randomUUID(),
-          executionId: randomUUID(),
+          executionId: timeOrderedUuid(),
         })),
         skipped: request.skipped.map((testCase) => ({
           testCaseId: testCase.id,

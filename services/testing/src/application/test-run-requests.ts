@@ -11,7 +11,7 @@ import {
   type TestCase,
 } from '@weft/contracts';
 import type { MessageContext } from '@weft/bus';
-import type { Db } from '@weft/event-store';
+import { timeOrderedUuid, type Db } from '@weft/event-store';
 import {
   findTestRun,
   listTestRuns,
@@ -51,7 +51,7 @@ export class TestRunRequests {
     const testCase = await this.deps.cases.visibleTestCase(actor, call.params.test_case_id);
     const run = await this.deps.runner.run(testCase, {
       runId: randomUUID(),
-      executionId: randomUUID(),
+      executionId: timeOrderedUuid(),
       batchId: null,
       runBy: actor,
       correlationId: context.correlationId,

@@ -8,6 +8,7 @@ import type {
   SendOptions,
   Subscription,
   WorkMessage,
+  PublishOptions,
 } from '../../bus.js';
 
 /**
@@ -37,7 +38,7 @@ export class InMemoryBusConnection implements Bus {
     return this.shared.ensureEventStream(spec);
   }
 
-  publish(subject: string, payload: unknown, options: SendOptions & { msgId: string }): Promise<void> {
+  publish(subject: string, payload: unknown, options: PublishOptions): Promise<void> {
     this.assertOpen();
     return this.shared.publish(subject, payload, options);
   }

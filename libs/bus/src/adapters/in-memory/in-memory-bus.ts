@@ -9,6 +9,7 @@ import type {
   SendOptions,
   Subscription,
   WorkMessage,
+  PublishOptions,
 } from '../../bus.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../../bus-defaults.js';
 import { InMemoryBusConnection } from './in-memory-bus-connection.js';
@@ -59,7 +60,7 @@ export class InMemoryBus implements Bus {
     this.events.ensure(spec);
   }
 
-  publish(subject: string, payload: unknown, options: SendOptions & { msgId: string }): Promise<void> {
+  publish(subject: string, payload: unknown, options: PublishOptions): Promise<void> {
     this.assertOpen();
     return this.events.publish(subject, payload, options);
   }

@@ -1,5 +1,5 @@
 import { extractTraceContext, withSpan, type Logger } from '@weft/observability';
-import type { EventStreamSpec, PublishedEvent, SendOptions, Subscription } from '../../bus.js';
+import type { EventStreamSpec, PublishedEvent, PublishOptions, Subscription } from '../../bus.js';
 import { DEFAULT_RETRY_DELAY_MS, retryDelayMs } from '../../bus-defaults.js';
 import { outgoingHeaders } from '../../message-headers.js';
 import { subjectMatches } from '../../subject-pattern.js';
@@ -74,7 +74,7 @@ export class InMemoryEventStreams {
     }
   }
 
-  async publish(subject: string, payload: unknown, options: SendOptions & { msgId: string }): Promise<void> {
+  async publish(subject: string, payload: unknown, options: PublishOptions): Promise<void> {
     const stream = this.streamFor(subject);
     await withSpan(
       `publish ${subject}`,
@@ -85,7 +85,8 @@ export class InMemoryEventStreams {
         stream.msgIds.add(options.msgId);
         stream.msgIdOrder.push(options.msgId);
         const sequence = endOf(stream) + 1;
-        const json = JSON.stringify(payload) as string | undefined;
+        // JSON.stringify answers undefined for undefined (a message without a body).
+        const json: string | undefined = options.json ?? JSON.stringify(payload);
         const body = json === undefined ? undefined : Buffer.from(json);
         stream.events.push({ subject, body, headers: outgoingHeaders(options), sequence });
         this.discardOld(stream);

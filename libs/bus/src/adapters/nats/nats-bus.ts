@@ -11,6 +11,7 @@ import type {
   SendOptions,
   Subscription,
   WorkMessage,
+  PublishOptions,
 } from '../../bus.js';
 import { DEFAULT_CHUNK_TIMEOUT_MS, DEFAULT_MAX_MESSAGE_BYTES } from '../../bus-defaults.js';
 import type { ChunkLimits } from './nats-chunk-endpoint.js';
@@ -110,7 +111,7 @@ export class NatsBus implements Bus {
     return this.streams.ensureEventStream(spec.stream, [spec.wildcard]);
   }
 
-  publish(subject: string, payload: unknown, options: SendOptions & { msgId: string }): Promise<void> {
+  publish(subject: string, payload: unknown, options: PublishOptions): Promise<void> {
     return jetStreamPublish(this.js, subject, payload, options, this.streamLimit());
   }
 

@@ -15,6 +15,8 @@ import type { NatsLargeWork } from './nats-large-work.js';
 import { fromNatsHeaders, toNatsHeaders } from './nats-headers.js';
 import type { NatsStreams } from './nats-streams.js';
 
+const encoder = new TextEncoder();
+
 const spanAttributes = (subject: string) => ({ 'messaging.system': 'nats', 'messaging.destination.name': subject });
 
 /**
@@ -26,14 +28,14 @@ export async function jetStreamPublish(
   js: JetStreamClient,
   subject: string,
   payload: unknown,
-  options: SendOptions & { msgId?: string },
+  options: SendOptions & { msgId?: string; json?: string },
   limit: { nc: NatsConnection; maxBytes: number },
 ): Promise<void> {
   await withSpan(
     `publish ${subject}`,
     spanAttributes(subject),
     async () => {
-      const data = encodeJson(payload);
+      const data = options.json === undefined ? encodeJson(payload) : encoder.encode(options.json);
       const headers = toNatsHeaders(outgoingHeaders(options));
       const maxBytes = Math.min(limit.maxBytes, payloadRoom(limit.nc, headers));
       if (data.length > maxBytes) throw messageTooLarge('message', data.length, maxBytes);

@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import { rememberAppendedJson } from './appended-json.js';
 import { jsonRecordsetFor } from './json-recordset.js';
 import { WrongExpectedVersionError, type ExpectedVersion, type StoredEvent } from '../../event-store.js';
 
@@ -44,26 +45,26 @@ export function appendStatement(
     return sql<AppendedRow>`
       INSERT INTO events (stream_id, stream_version, event_id, type, schema_version, data, metadata)
       VALUES ${sql.join(
-        events.map(
-          (event) =>
-            sql`(${event.streamId}, ${event.streamVersion}, ${event.eventId}, ${event.type}, ${event.schemaVersion}, ${JSON.stringify(event.data)}, ${JSON.stringify(event.metadata)})`,
-        ),
+        events.map((event) => {
+          const data = jsonOf(event.data);
+          const metadata = jsonOf(event.metadata);
+          rememberAppendedJson(event, data, metadata);
+          return sql`(${event.streamId}, ${event.streamVersion}, ${event.eventId}, ${event.type}, ${event.schemaVersion}, ${data}, ${metadata})`;
+        }),
       )}
       ${returning}`;
   }
   const { metadata, indexOf } = distinctMetadata(events);
-  // Keys in jsonb's order (same length, so by their bytes): PostgreSQL finds them sorted when it parses.
-  const rows = events.map((event, index) => ({
-    d: event.data,
-    e: event.eventId,
-    i: index,
-    k: indexOf[index],
-    n: event.schemaVersion,
-    s: event.streamId,
-    t: event.type,
-    v: event.streamVersion,
-  }));
-  const rowsJson = JSON.stringify(rows);
+  // Each row's JSON written out (what JSON.stringify of {d, e, i, k, n, s, t, v} gives) so that
+  // its data's text is kept for the relay. Keys in jsonb's order (same length, so by their
+  // bytes): PostgreSQL finds them sorted when it parses.
+  const rowsJson = `[${events
+    .map((event, index) => {
+      const data = jsonOf(event.data);
+      rememberAppendedJson(event, data, metadata[indexOf[index] as number] as string);
+      return `{"d":${data},"e":${JSON.stringify(event.eventId)},"i":${index},"k":${indexOf[index]},"n":${JSON.stringify(event.schemaVersion)},"s":${JSON.stringify(event.streamId)},"t":${JSON.stringify(event.type)},"v":${JSON.stringify(event.streamVersion)}}`;
+    })
+    .join(',')}]`;
   const { fn, type } = jsonRecordsetFor(rowsJson);
   // Each distinct metadata travels (and is parsed to jsonb) once: a run's events share theirs.
   const insert = sql`
@@ -131,6 +132,12 @@ function distinctMetadata(events: readonly StoredEvent[]): { metadata: string[];
   });
   return { metadata, indexOf };
 }
+
+/** JSON text of a value; `undefined` (no text) is stored as JSON null. */
+const jsonOf = (value: unknown): string => {
+  const text: string | undefined = JSON.stringify(value);
+  return text ?? 'null';
+};
 
 /** Fills in each event's position and recorded_at from the statement's rows. */
 export function assignPositions(events: readonly StoredEvent[], rows: readonly AppendedRow[]): void {

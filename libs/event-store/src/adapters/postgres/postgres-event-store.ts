@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { timeOrderedUuid } from '../../time-ordered-uuid.js';
 import { sql, type RawBuilder } from 'kysely';
 import { currentTraceId } from '@weft/observability';
 import type {
@@ -75,6 +76,7 @@ export class PostgresEventStore implements EventStore {
   private readonly upcasters: Upcasters = {};
   private readonly subscriptions = new Set<SubscriptionHandle>();
   private unlisten: Promise<() => Promise<void>> | undefined;
+  private readonly commitListeners = new Set<CommitListener>();
 
   private constructor(
     readonly database: Database,
@@ -98,6 +100,20 @@ export class PostgresEventStore implements EventStore {
 
   registerUpcasters(upcasters: Upcasters): void {
     mergeUpcasters(this.upcasters, upcasters);
+  }
+
+  /**
+   * `listener` hears of every append this store commits (its events, in position order, once
+   * committed) and, with `undefined`, of every append it cannot tell the outcome of (a failure at
+   * or after COMMIT) and of another process's append (its NOTIFY). Answers how to stop listening.
+   */
+  onCommit(listener: CommitListener): () => void {
+    this.commitListeners.add(listener);
+    return () => this.commitListeners.delete(listener);
+  }
+
+  private heard(events: readonly StoredEvent[] | undefined): void {
+    for (const listener of this.commitListeners) listener(events);
   }
 
   upcast(event: StoredEvent): StoredEvent {
@@ -187,9 +203,12 @@ export class PostgresEventStore implements EventStore {
       } catch (error) {
         // A failure at COMMIT may still have committed: the relay must look.
         this.committed.requestRead();
+        this.heard(undefined);
         throw error;
       }
-      this.committed.committed(results.flatMap((result) => result.events));
+      const committed = results.flatMap((result) => result.events);
+      this.committed.committed(committed);
+      this.heard(committed);
       this.appendSignal.notify();
       return results;
     }
@@ -206,12 +225,14 @@ export class PostgresEventStore implements EventStore {
         [, rows = []] = await queued([this.lockStatement(), statement]);
       } catch (error) {
         this.committed.requestRead();
+        this.heard(undefined);
         throw appendErrorOf(error, events, checks);
       }
       assignPositions(events, rows as AppendedRow[]);
     }
     const stored = events.map((event) => this.upcast(event));
     this.committed.committed(stored, bytes);
+    this.heard(stored);
     this.appendSignal.notify();
     return resultsOf(counts, stored);
   }
@@ -381,6 +402,7 @@ export class PostgresEventStore implements EventStore {
   /** Wakes the loops for events they can only read from the database. */
   private otherProcessAppended(): void {
     this.committed.requestRead();
+    this.heard(undefined);
     this.appendSignal.notify();
   }
 
@@ -463,6 +485,9 @@ function resultsOf(counts: readonly { count: number; next: number }[], stored: r
   });
 }
 
+/** Hears of a store's commits: the events committed, or `undefined` when it cannot know what was. */
+export type CommitListener = (events: readonly StoredEvent[] | undefined) => void;
+
 export interface AppendInTransactionOptions {
   /** Writes to other tables for the same statement as the insert; see `appendInTransaction`. */
   alongside?: (events: readonly StoredEvent[]) => Promise<readonly RawBuilder<unknown>[]>;
@@ -475,7 +500,7 @@ export interface AppendInTransactionOptions {
  */
 function toPendingEvent(streamId: string, streamVersion: number, event: NewEvent): StoredEvent {
   return {
-    eventId: event.eventId ?? randomUUID(),
+    eventId: event.eventId ?? timeOrderedUuid(),
     streamId,
     streamVersion,
     position: 0,

@@ -1,0 +1,20 @@
+import type { StoredEvent } from '../../event-store.js';
+
+/** The JSON texts of an event's data and metadata as its append sent them to the database. */
+interface AppendedJson {
+  data: string;
+  metadata: string;
+}
+
+/**
+ * Kept per appended event object, so the outbox relay publishes this process's own appends
+ * without encoding their data a second time (a run's events carry its graph, input and every
+ * node's output). Weak: an event's texts go when the relay lets go of the event.
+ */
+const appended = new WeakMap<StoredEvent, AppendedJson>();
+
+export function rememberAppendedJson(event: StoredEvent, data: string, metadata: string): void {
+  appended.set(event, { data, metadata });
+}
+
+export const appendedJsonOf = (event: StoredEvent): AppendedJson | undefined => appended.get(event);
