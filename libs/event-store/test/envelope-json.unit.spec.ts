@@ -36,6 +36,13 @@ describe('envelopeJson', () => {
     }
   });
 
+  it('keeps no text for data JSON has none for, and encodes such an event as JSON.stringify does', () => {
+    const odd = event(1, () => 'not JSON', { traceId: 't' });
+    appendStatement([odd], [{ s: 'execution-x', v: 0, x: 0 }], []);
+    expect(appendedJsonOf(odd)).toBeUndefined();
+    expect(envelopeJson(odd)).toBe(JSON.stringify(toEnvelope(odd)));
+  });
+
   it('encodes an event it did not append (read back from the table) as JSON.stringify does', () => {
     const read = event(1, { a: 1 }, { traceId: 't' });
     expect(appendedJsonOf(read)).toBeUndefined();

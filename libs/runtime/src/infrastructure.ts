@@ -52,6 +52,8 @@ export async function openEmbeddedDatabase(config: WeftConfig, server: EmbeddedP
   const database = await openDatabase({ url: server.url, timeouts: config.databaseTimeouts });
   return {
     ...database,
+    // Its socket is in the data dir, owned by this process, which stops the server with it.
+    onlyWriter: true,
     async close() {
       try {
         await database.close();

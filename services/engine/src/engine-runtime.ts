@@ -147,9 +147,9 @@ export class EngineRuntime {
     let stopHearingCommits = (): void => undefined;
     // Embedded Weft: the database is its own, every append goes through this store, so the
     // revisions are known from its commits instead of read before each run.
-    if (deps.config.databaseUrl === undefined && ownCommit) {
+    if (deps.store instanceof PostgresEventStore && deps.store.database.onlyWriter === true) {
       const known = new KnownProcessRevisions(readRevision);
-      const stopHearing = (deps.store as PostgresEventStore).onCommit((events) => known.observe(events));
+      const stopHearing = deps.store.onCommit((events) => known.observe(events));
       stopHearingCommits = () => void stopHearing();
       revisionOf = (processId) => known.revisionOf(processId);
     }

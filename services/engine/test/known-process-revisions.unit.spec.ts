@@ -87,6 +87,19 @@ describe('KnownProcessRevisions', () => {
     expect(db.reads).toEqual(['a', 'a']);
   });
 
+  it('does not keep a read that began before an eviction: the commit heard meanwhile may be the one evicted', async () => {
+    const db = database({ a: 4, b: 1, c: 1 });
+    const known = new KnownProcessRevisions(db.read, 2);
+    db.hold();
+    const answer = known.revisionOf('a');
+    known.observe([committed('process-a', 5), committed('process-b', 1), committed('process-c', 1)]);
+    db.release();
+    expect(await answer).toBe(4);
+    db.reads.length = 0;
+    await known.revisionOf('a');
+    expect(db.reads).toEqual(['a']);
+  });
+
   it('holds at most maxProcesses, dropping the least recently learned', async () => {
     const db = database({ a: 1, b: 1, c: 1 });
     const known = new KnownProcessRevisions(db.read, 2);

@@ -7,9 +7,15 @@ import { actorOf, startEngineHarness, type EngineHarness, type EngineMode } from
  * The engine keeps each process per revision: runs of an unchanged process do not ask the catalog
  * again, and an edit or a delete is seen by the very next run.
  */
-const modes: EngineMode[] = ['embedded', 'distributed'];
+const cases: [EngineMode, string, boolean][] = [
+  ['embedded', 'revision read before each run', false],
+  ['distributed', 'revision read before each run', false],
+  // Embedded Weft's own database: revisions followed from the store's commits.
+  ['embedded', 'revisions known from commits', true],
+  ['distributed', 'revisions known from commits', true],
+];
 
-describe.each(modes)('processes cached per revision (%s)', (mode) => {
+describe.each(cases)('processes cached per revision (%s, %s)', (mode, _lookup, onlyWriter) => {
   let harness: EngineHarness;
   const org = crypto.randomUUID();
   const actor = actorOf(org);
@@ -32,7 +38,7 @@ describe.each(modes)('processes cached per revision (%s)', (mode) => {
     });
 
   beforeAll(async () => {
-    harness = await startEngineHarness(mode, {}, { engineBus: countingLoads });
+    harness = await startEngineHarness(mode, {}, { engineBus: countingLoads, onlyWriter });
   });
   afterAll(() => harness.close());
 

@@ -14,7 +14,10 @@ const DEFAULT_MAX_PROCESSES = 10_000;
  */
 export class KnownProcessRevisions {
   private readonly known = new Map<string, number>();
-  /** Moves on each forgetting: a read that began before it is answered but not kept. */
+  /**
+   * Moves on each forgetting and each eviction: a read that began before it is answered but not
+   * kept (a commit heard meanwhile may have been forgotten, and the read may be older than it).
+   */
   private generation = 0;
 
   constructor(
@@ -50,7 +53,10 @@ export class KnownProcessRevisions {
     const latest = Math.max(revision, this.known.get(processId) ?? 0);
     this.known.delete(processId);
     this.known.set(processId, latest);
-    if (this.known.size > this.maxProcesses) this.known.delete(this.known.keys().next().value as string);
+    if (this.known.size > this.maxProcesses) {
+      this.known.delete(this.known.keys().next().value as string);
+      this.generation += 1;
+    }
     return latest;
   }
 }

@@ -40,6 +40,8 @@ export interface HarnessShared {
   queue?: EngineHarness['queue'];
   /** Wraps the bus the engine (only) sends on: fault injection between the engine and the catalog. */
   engineBus?: (bus: Bus) => Bus;
+  /** The database is marked as written by this harness's store alone, as embedded Weft's is. */
+  onlyWriter?: boolean;
 }
 
 export async function startEngineHarness(
@@ -49,10 +51,11 @@ export async function startEngineHarness(
 ): Promise<EngineHarness> {
   const id = unique();
   const schema = shared.schema ?? `test_engine_${id}`;
-  const database =
+  const opened =
     mode === 'embedded'
       ? await openDatabase({ dataDir: 'memory://' })
       : await openDatabase({ url: testDatabaseUrl(), schema });
+  const database: Database = shared.onlyWriter ? { ...opened, onlyWriter: true } : opened;
   const store = await PostgresEventStore.open(database);
   const queue = shared.queue ?? {
     spec: workQueue<ExecutionRequest>(`TEST_ENGINE_${id}`, `test.engine.${id}.executions`, ['engine'], 'engine'),

@@ -46,9 +46,9 @@ export function appendStatement(
       INSERT INTO events (stream_id, stream_version, event_id, type, schema_version, data, metadata)
       VALUES ${sql.join(
         events.map((event) => {
-          const data = jsonOf(event.data);
-          const metadata = jsonOf(event.metadata);
-          rememberAppendedJson(event, data, metadata);
+          const data = jsonTextOf(event.data);
+          const metadata = jsonTextOf(event.metadata);
+          if (data !== undefined && metadata !== undefined) rememberAppendedJson(event, data, metadata);
           return sql`(${event.streamId}, ${event.streamVersion}, ${event.eventId}, ${event.type}, ${event.schemaVersion}, ${data}, ${metadata})`;
         }),
       )}
@@ -60,9 +60,12 @@ export function appendStatement(
   // bytes): PostgreSQL finds them sorted when it parses.
   const rowsJson = `[${events
     .map((event, index) => {
-      const data = jsonOf(event.data);
+      const data = jsonTextOf(event.data);
+      const rest = `"e":${JSON.stringify(event.eventId)},"i":${index},"k":${indexOf[index]},"n":${JSON.stringify(event.schemaVersion)},"s":${JSON.stringify(event.streamId)},"t":${JSON.stringify(event.type)},"v":${JSON.stringify(event.streamVersion)}}`;
+      // No text (a value JSON cannot hold): the key is left out, as JSON.stringify leaves it out.
+      if (data === undefined) return `{${rest}`;
       rememberAppendedJson(event, data, metadata[indexOf[index] as number] as string);
-      return `{"d":${data},"e":${JSON.stringify(event.eventId)},"i":${index},"k":${indexOf[index]},"n":${JSON.stringify(event.schemaVersion)},"s":${JSON.stringify(event.streamId)},"t":${JSON.stringify(event.type)},"v":${JSON.stringify(event.streamVersion)}}`;
+      return `{"d":${data},${rest}`;
     })
     .join(',')}]`;
   const { fn, type } = jsonRecordsetFor(rowsJson);
@@ -133,11 +136,8 @@ function distinctMetadata(events: readonly StoredEvent[]): { metadata: string[];
   return { metadata, indexOf };
 }
 
-/** JSON text of a value; `undefined` (no text) is stored as JSON null. */
-const jsonOf = (value: unknown): string => {
-  const text: string | undefined = JSON.stringify(value);
-  return text ?? 'null';
-};
+/** JSON text of a value; undefined for one JSON has no text for (undefined, a function). */
+const jsonTextOf = (value: unknown): string | undefined => JSON.stringify(value);
 
 /** Fills in each event's position and recorded_at from the statement's rows. */
 export function assignPositions(events: readonly StoredEvent[], rows: readonly AppendedRow[]): void {

@@ -33,6 +33,11 @@ export interface Database {
   readonly queuedTransaction?: (statements: readonly QueuedStatement[]) => Promise<unknown[][]>;
   /** How long a statement on a pinned session may take before the session is given up. */
   readonly sessionTimeoutMs?: number;
+  /**
+   * True when no other process can write to this database (Weft's embedded PostgreSQL, reached
+   * only through its private socket): every append then goes through this process's store.
+   */
+  readonly onlyWriter?: boolean;
   close(): Promise<void>;
 }
 

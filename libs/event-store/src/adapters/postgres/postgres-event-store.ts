@@ -113,7 +113,14 @@ export class PostgresEventStore implements EventStore {
   }
 
   private heard(events: readonly StoredEvent[] | undefined): void {
-    for (const listener of this.commitListeners) listener(events);
+    for (const listener of this.commitListeners) {
+      try {
+        listener(events);
+      } catch (error) {
+        // The append committed (or failed) whatever a listener does: its caller must hear that.
+        process.emitWarning(`an onCommit listener failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
   }
 
   upcast(event: StoredEvent): StoredEvent {
