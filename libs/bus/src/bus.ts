@@ -31,6 +31,12 @@ export interface SendOptions {
   actor?: Actor;
   correlationId?: string;
   timeoutMs?: number;
+  /**
+   * The reply is an `HttpReply` (`{status, headers?, body?}`): the bus may answer an object or
+   * array `body` as a `JsonText` when it has the reply's JSON text anyway. The in-memory bus
+   * does (it encodes every reply to measure and copy it); NatsBus answers the body decoded.
+   */
+  replyBodyAsJsonText?: boolean;
 }
 
 export interface PublishOptions extends SendOptions {

@@ -1,4 +1,5 @@
 export * from './bus.js';
+export { JsonText } from './json-text.js';
 export { HEADER, messageContext, outgoingHeaders } from './message-headers.js';
 export { DEFAULT_ACK_WAIT_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_RETRY_DELAY_MS } from './bus-defaults.js';
 export { subjectMatches } from './subject-pattern.js';

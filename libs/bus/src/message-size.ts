@@ -1,4 +1,5 @@
 import { ProblemError } from '@weft/contracts';
+import { JsonText } from './json-text.js';
 
 /** The answer to a request or reply over the bus's message size limit, on both buses alike. */
 export const messageTooLarge = (what: 'request' | 'reply' | 'message', bytes: number | undefined, maxBytes: number) =>
@@ -30,4 +31,22 @@ export function jsonCopyWithin<T>(value: T, maxBytes: number, what: 'request' | 
   const bytes = Buffer.byteLength(json, 'utf8');
   if (bytes > maxBytes) throw messageTooLarge(what, bytes, maxBytes);
   return JSON.parse(json) as T;
+}
+
+/**
+ * `jsonCopyWithin` of an HTTP reply (`{status, headers?, body?}`) whose object or array `body` is
+ * left as its JSON text, a JsonText: encoded once, to measure it as the copy does, and not decoded
+ * again only for the gateway to encode it once more. Anything else is copied as usual.
+ */
+export function httpReplyCopyWithin<T>(reply: T, maxBytes: number): T {
+  const body: unknown = typeof reply === 'object' && reply !== null ? (reply as { body?: unknown }).body : undefined;
+  if (typeof body !== 'object' || body === null || body instanceof JsonText)
+    return jsonCopyWithin(reply, maxBytes, 'reply');
+  const text = jsonTextOf(body, 'reply', maxBytes);
+  if (text === undefined) return jsonCopyWithin(reply, maxBytes, 'reply');
+  const rest = jsonTextOf({ ...reply, body: undefined }, 'reply', maxBytes);
+  // The bytes of the whole reply's JSON: the rest, `,"body":` and the body.
+  const bytes = Buffer.byteLength(rest, 'utf8') + Buffer.byteLength(text, 'utf8') + 8;
+  if (bytes > maxBytes) throw messageTooLarge('reply', bytes, maxBytes);
+  return { ...(JSON.parse(rest) as object), body: new JsonText(text) } as T;
 }

@@ -10,7 +10,14 @@ import {
   type Logger,
   type Telemetry,
 } from '@weft/observability';
-import type { Actor, Bus, MessageContext, PublishedEvent, WorkMessage } from '../src/index.js';
+import {
+  JsonText,
+  type Actor,
+  type Bus,
+  type MessageContext,
+  type PublishedEvent,
+  type WorkMessage,
+} from '../src/index.js';
 
 /** How the contract suite gets buses of one implementation. */
 export interface BusHarness {
@@ -132,6 +139,32 @@ export function describeBusContract(name: string, harness: BusHarness): void {
         expect(reply).not.toBe(kept);
       });
 
+      it('answers an HTTP reply asked with replyBodyAsJsonText with the same JSON, its body maybe as text', async () => {
+        const bus = await newBus();
+        type Reply = { status: number; headers?: Record<string, string>; body?: unknown };
+        const spec = request<{ kind: string }, Reply>(names().subject, [service], service);
+        const kept = { id: 'é1', nested: { list: [1, null, 'x'] } };
+        const bodies: Record<string, unknown> = { object: kept, array: [kept], text: 'plain', none: undefined };
+        await bus.serve(spec, async (call) => ({
+          status: 201,
+          headers: { 'x-kind': call.kind },
+          body: bodies[call.kind],
+        }));
+        for (const kind of Object.keys(bodies)) {
+          const reply = await bus.request(spec, { kind }, { replyBodyAsJsonText: true });
+          expect(reply.status).toBe(201);
+          expect(reply.headers).toEqual({ 'x-kind': kind });
+          expect(JSON.stringify(reply.body)).toBe(JSON.stringify(bodies[kind]));
+          if (reply.body instanceof JsonText) {
+            expect(kind === 'object' || kind === 'array').toBe(true);
+            expect(reply.body.text).toBe(JSON.stringify(bodies[kind]));
+          } else {
+            expect(reply.body).toEqual(bodies[kind]);
+            if (kind === 'object') expect(reply.body).not.toBe(kept);
+          }
+        }
+      });
+
       it('rethrows a handler ProblemError with the same problem', async () => {
         const bus = await newBus();
         const spec = request<{ id: string }, never>(names().subject, [service], service);
@@ -250,6 +283,23 @@ export function describeBusContract(name: string, harness: BusHarness): void {
         expect(error).toBeInstanceOf(ProblemError);
         expect((error as ProblemError).status).toBe(413);
         expect(await client.request(spec, { size: 10 })).toEqual({ text: 'y'.repeat(10) });
+      });
+
+      it('answers 413 instead of an HTTP reply over the maximum message size, its body asked as text', async () => {
+        const [server, client] = [await newBus({ maxMessageBytes: MB }), await newBus({ maxMessageBytes: MB })];
+        const spec = request<{ size: number }, { status: number; body: { text: string } }>(
+          names().subject,
+          [service],
+          service,
+        );
+        await server.serve(spec, async (call) => ({ status: 200, body: { text: 'y'.repeat(call.size) } }));
+        const error = await client
+          .request(spec, { size: 2 * MB }, { timeoutMs: 600_000, replyBodyAsJsonText: true })
+          .catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(ProblemError);
+        expect((error as ProblemError).status).toBe(413);
+        const small = await client.request(spec, { size: 10 }, { replyBodyAsJsonText: true });
+        expect(JSON.stringify(small)).toBe(JSON.stringify({ status: 200, body: { text: 'y'.repeat(10) } }));
       });
 
       it('carries a work message of several MB whole, once, to one consumer', async () => {

@@ -103,6 +103,8 @@ describe(`executions over HTTP (${deploymentKind()})`, () => {
     const user = as(acme.key);
     const done = await user('POST', `/api/v1/processes/test/${quick}`, { amount: 3 });
     expect(done.status).toBe(200);
+    // Embedded, the body arrives from the bus as JSON text and is sent as it is: typed as JSON all the same.
+    expect(done.contentType).toBe('application/json; charset=utf-8');
     expect(done.body).toMatchObject({
       status: 'completed',
       process_id: quick,

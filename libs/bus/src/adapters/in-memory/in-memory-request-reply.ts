@@ -3,7 +3,7 @@ import { extractTraceContext, withSpan, type Logger } from '@weft/observability'
 import type { MessageContext, SendOptions, Subscription } from '../../bus.js';
 import { InFlight } from '../../in-flight.js';
 import { jsonCopy } from '../../json-payload.js';
-import { jsonCopyWithin } from '../../message-size.js';
+import { httpReplyCopyWithin, jsonCopyWithin } from '../../message-size.js';
 import { messageContext, outgoingHeaders } from '../../message-headers.js';
 import { problemFromError } from '../../problem-reply.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../bus-defaults.js';
@@ -52,7 +52,13 @@ export class InMemoryRequestReply {
         const headers = outgoingHeaders(options);
         const timeout = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
         const reply = this.inFlight.track(
-          this.answer(spec.subject, handler, jsonCopyWithin(payload, this.maxMessageBytes, 'request'), headers),
+          this.answer(
+            spec.subject,
+            handler,
+            jsonCopyWithin(payload, this.maxMessageBytes, 'request'),
+            headers,
+            options.replyBodyAsJsonText === true,
+          ),
         );
         let timer: NodeJS.Timeout | undefined;
         const timedOut = new Promise<never>((_resolve, reject) => {
@@ -95,6 +101,7 @@ export class InMemoryRequestReply {
     handler: Handler,
     payload: unknown,
     headers: Record<string, string>,
+    replyBodyAsJsonText: boolean,
   ): Promise<{ result: unknown } | { problem: ReturnType<typeof problemFromError> }> {
     // Let the caller's stack unwind first, as a network hop would.
     await Promise.resolve();
@@ -104,7 +111,11 @@ export class InMemoryRequestReply {
       async () => {
         try {
           const result = await handler(payload, messageContext({ ...headers }));
-          return { result: jsonCopyWithin(result, this.maxMessageBytes, 'reply') };
+          return {
+            result: replyBodyAsJsonText
+              ? httpReplyCopyWithin(result, this.maxMessageBytes)
+              : jsonCopyWithin(result, this.maxMessageBytes, 'reply'),
+          };
         } catch (error) {
           return { problem: jsonCopy(problemFromError(error, this.logger, subject)) };
         }

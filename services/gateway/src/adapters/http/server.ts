@@ -6,6 +6,7 @@ import type { BlobStorage } from '@weft/blob-storage';
 import { ProblemError, type HttpCall } from '@weft/contracts';
 import type { FileReference } from '@weft/blob-storage';
 import { extractTraceContext, withSpan } from '@weft/observability';
+import { JsonText } from '@weft/bus';
 import type { Authenticator } from '../../application/authenticator.js';
 import { parseJsonBody } from './json-body.js';
 import { sendProblem, toProblem } from './problem-replies.js';
@@ -176,6 +177,14 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
             span.setAttribute('http.response.status_code', answer.status);
             if (answer.headers) reply.headers(answer.headers);
             reply.code(answer.status);
+            if (answer.body instanceof JsonText) {
+              // Already JSON: fastify sends a string with a JSON content type as it is (the same
+              // text it would make of the object). Any other type the service set gets the object.
+              const type = reply.getHeader('content-type');
+              if (type === undefined) reply.type('application/json; charset=utf-8');
+              if (type === undefined || String(type).includes('json')) return reply.send(answer.body.text);
+              return reply.send(answer.body.toJSON());
+            }
             return answer.body === undefined ? reply.send() : reply.send(answer.body);
           },
           { kind: 'server', parent: extractTraceContext(request.headers as Record<string, string | undefined>) },

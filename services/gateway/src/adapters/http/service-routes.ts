@@ -11,6 +11,8 @@ export function serviceRouteBindings(routes: readonly HttpRoute[], bus: Bus, tim
         actor,
         correlationId: request.id,
         timeoutMs,
+        // Sent as the bus has it (server.ts): not decoded into objects only to be encoded again.
+        replyBodyAsJsonText: true,
       }),
   }));
 }
