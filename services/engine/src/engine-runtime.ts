@@ -153,7 +153,10 @@ export class EngineRuntime {
       stopHearingCommits = () => void stopHearing();
       revisionOf = (processId) => known.revisionOf(processId);
     }
-    const directory = options.directory ?? new CachedProcessDirectory(new BusProcessDirectory(deps.bus), revisionOf);
+    const cachedDirectory = options.directory
+      ? undefined
+      : new CachedProcessDirectory(new BusProcessDirectory(deps.bus), revisionOf);
+    const directory = options.directory ?? cachedDirectory;
     const queue = options.queue?.spec ?? engineQueues.executionRequests;
     // Synchronous runs written whole by one commit are answered from the rows it wrote.
     const finishedRows = new RecentlyFinishedRows();
@@ -205,6 +208,9 @@ export class EngineRuntime {
       readValue: (ref) => values.get(ref),
       syncRunHoldMs: options.syncRunHoldMs ?? durability.syncRunHoldMs,
       finishedRows,
+      // Where revisions are read from the database, the statistics read checks it in its statement.
+      cachedProcess:
+        cachedDirectory && revisionOf === readRevision ? (processId) => cachedDirectory.peek(processId) : undefined,
     });
     const deadLetters = new PostgresExecutionDeadLetters(deps.store.db);
     const undeliverable = new UndeliverableRequests({

@@ -1,10 +1,22 @@
-import { engineHttp, type ExecutionEvent, type ExecutionRecord, type ProcessRecord } from '@weft/contracts';
+import {
+  catalogHttp,
+  engineHttp,
+  type ExecutionEvent,
+  type ExecutionRecord,
+  type ProcessRecord,
+} from '@weft/contracts';
 import { rebuildProjection, type Db } from '@weft/event-store';
 import { sql } from 'kysely';
 import { postgresExecutionCommit } from '../src/adapters/postgres/execution-commit.js';
 import { snapshotOf } from '../src/domain/graph/execution-graph.js';
 import { durationBucket, durationBucketSql } from '../src/projections/duration-histogram.js';
-import { executionStats, findExecution } from '../src/projections/execution-queries.js';
+import {
+  executionStats,
+  executionStatsAtRevision,
+  findExecution,
+  statsAtRevisionStatement,
+} from '../src/projections/execution-queries.js';
+import { processRevisions } from '../src/adapters/postgres/process-revisions.js';
 import { EXECUTION_STATS_FUNCTION } from '../src/projections/execution-stats-function-migration.js';
 import { backfillExecutionStats } from '../src/projections/execution-stats-migration.js';
 import { executionsProjection } from '../src/projections/executions-projection.js';
@@ -330,6 +342,66 @@ describe.each(modes)('execution statistics are a projected read model (%s)', (mo
     await rebuildProjection(harness.store, executionsProjection);
     expect(await statsTables(harness.store.db, processes)).toEqual(tables);
     expect(await Promise.all(processes.map((id) => executionStats(harness.store.db, id)))).toEqual(live);
+  });
+
+  test('read with the revision in one statement: the same answer at the revision, nothing read at another', async () => {
+    const db = harness.store.db;
+    const g = new GraphBuilder().node('In', 'inputNode').node('Out', 'outputNode').edge('In', 'Out');
+    const process = await harness.catalog.add(g.process({ organization_id: org }));
+    const stats = () => harness.call(engineHttp.executionStats, { params: { processId: process.id } }, actor);
+    const run = await harness.call(
+      engineHttp.testProcess,
+      { params: { processId: process.id }, query: {}, body: { n: 1 } },
+      actor,
+    );
+    // It fails (the input node has no trigger type): the breakdowns then have rows to compare.
+    expect(run).toMatchObject({ status: 200, body: { status: 'failed' } });
+    const revision = (await processRevisions(db, [process.id])).get(process.id) as number;
+    expect(revision).toBeGreaterThan(0);
+    const expected = await executionStats(db, process.id);
+    expect(expected).toMatchObject({ total_runs: 1, failed: 1 });
+    expect(expected.failure_breakdown.by_error).toHaveLength(1);
+    expect(await executionStatsAtRevision(db, process.id, revision)).toEqual(expected);
+    expect(await executionStatsAtRevision(db, process.id, revision + 1)).toBeUndefined();
+
+    // At another revision the statistics function is never run (the scan under the gate has no loop).
+    const functionLoops = async (at: number): Promise<number[]> => {
+      const { rows } = await sql<{
+        'QUERY PLAN': unknown;
+      }>`EXPLAIN (ANALYZE, FORMAT JSON) ${statsAtRevisionStatement(process.id, at)}`.execute(db);
+      const loops: number[] = [];
+      const walk = (node: Record<string, unknown>): void => {
+        if (node['Node Type'] === 'Function Scan') loops.push(Number(node['Actual Loops']));
+        for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+      };
+      const plan = rows[0]?.['QUERY PLAN'];
+      walk(((typeof plan === 'string' ? JSON.parse(plan) : plan) as { Plan: Record<string, unknown> }[])[0]!.Plan);
+      return loops;
+    };
+    expect(await functionLoops(revision)).toEqual([1]);
+    expect(await functionLoops(revision + 1)).toEqual([0]);
+
+    // Through the API: the answer is the same; an edit is seen by the next call; another
+    // organization and a deleted process get 404.
+    expect(await stats()).toEqual({ status: 200, body: expected });
+    const edited = await harness.bus.request(
+      catalogHttp.updateProcess,
+      { params: { id: process.id }, query: {}, headers: {}, body: { name: 'renamed' } },
+      { actor, timeoutMs: 30_000 },
+    );
+    expect(edited.status).toBe(200);
+    expect(await stats()).toEqual({ status: 200, body: expected });
+    const stranger = await harness
+      .call(engineHttp.executionStats, { params: { processId: process.id } }, actorOf(crypto.randomUUID()))
+      .catch((error: { status?: number }) => error);
+    expect(stranger).toMatchObject({ status: 404 });
+    const deleted = await harness.bus.request(
+      catalogHttp.deleteProcess,
+      { params: { id: process.id }, query: {}, headers: {}, body: undefined },
+      { actor, timeoutMs: 30_000 },
+    );
+    expect(deleted.status).toBe(204);
+    expect(await stats().catch((error: { status?: number }) => error)).toMatchObject({ status: 404 });
   });
 
   test('the read is a function planned generically; a function of another shape fails the call instead of answering zeros', async () => {

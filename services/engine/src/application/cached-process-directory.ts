@@ -43,6 +43,14 @@ export class CachedProcessDirectory implements ProcessDirectory {
     return fresh;
   }
 
+  /**
+   * The record last fetched for the process, however old: only for a read that checks the
+   * process's revision against `revision` itself (`executionStatsAtRevision`).
+   */
+  peek(processId: string): ProcessRecord | undefined {
+    return this.processes.get(processId);
+  }
+
   getConnection(connectionId: string, organizationId: string): Promise<DecryptedConnection> {
     return this.catalog.getConnection(connectionId, organizationId);
   }

@@ -220,7 +220,40 @@ interface StatsRow {
  */
 export async function executionStats(db: Db, processId: string): Promise<ExecutionStats> {
   const { rows } = await sql<StatsRow>`SELECT * FROM ${sql.raw(EXECUTION_STATS_FUNCTION)}(${processId})`.execute(db);
+  return statsOf(processId, rows[0]);
+}
+
+/**
+ * `executionStats`, in the statement that reads the process's current revision (the version of
+ * its catalog stream, as `processRevisions` does): for a caller that knows the process at
+ * `revision` and would otherwise read the revision first, one round trip instead of two.
+ * Undefined when the revision is another (an edit, a delete): the statistics are then not read
+ * at all, the function's scan is gated on the revision.
+ */
+export async function executionStatsAtRevision(
+  db: Db,
+  processId: string,
+  revision: number,
+): Promise<ExecutionStats | undefined> {
+  const { rows } = await statsAtRevisionStatement(processId, revision).execute(db);
   const row = rows[0];
+  return row && Number(row.revision) === revision ? statsOf(processId, row) : undefined;
+}
+
+/**
+ * The statement of `executionStatsAtRevision`. The WHERE of the lateral subquery gates the
+ * function (a one-time filter above its scan); without OFFSET 0 the subquery is pulled up and
+ * the WHERE becomes a filter applied to the function's rows, after it ran.
+ */
+export const statsAtRevisionStatement = (processId: string, revision: number) =>
+  sql<StatsRow & { revision: string | number }>`
+    SELECT r.revision, s.* FROM (
+      SELECT coalesce(max(stream_version), 0) AS revision FROM events WHERE stream_id = ${`process-${processId}`}
+    ) r LEFT JOIN LATERAL (
+      SELECT * FROM ${sql.raw(EXECUTION_STATS_FUNCTION)}(${processId}) WHERE r.revision = ${revision} OFFSET 0
+    ) s ON true`;
+
+function statsOf(processId: string, row: StatsRow | undefined): ExecutionStats {
   // A function of another shape (another version's) must fail the call, not answer zeros.
   if (!row || !STATS_COLUMNS.every((column) => column in row))
     throw new Error(`${EXECUTION_STATS_FUNCTION} answered a row without the columns ${STATS_COLUMNS.join(', ')}`);
