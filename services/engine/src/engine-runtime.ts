@@ -153,10 +153,10 @@ export class EngineRuntime {
       stopHearingCommits = () => void stopHearing();
       revisionOf = (processId) => known.revisionOf(processId);
     }
-    const cachedDirectory = options.directory
-      ? undefined
-      : new CachedProcessDirectory(new BusProcessDirectory(deps.bus), revisionOf);
-    const directory = options.directory ?? cachedDirectory;
+    let cachedDirectory: CachedProcessDirectory | undefined;
+    const directory =
+      options.directory ??
+      (cachedDirectory = new CachedProcessDirectory(new BusProcessDirectory(deps.bus), revisionOf));
     const queue = options.queue?.spec ?? engineQueues.executionRequests;
     // Synchronous runs written whole by one commit are answered from the rows it wrote.
     const finishedRows = new RecentlyFinishedRows();
