@@ -59,6 +59,57 @@ describe('committed events (the outbox relay takes its own process appends witho
     expect(committed.takeReadRequest()).toBe(false);
   });
 
+  test("answers of two commits in flight may come in either order: the later one's events wait at their place", () => {
+    const committed = attached();
+    committed.appendStarted(); // batch A, positions 2-3
+    committed.appendStarted(); // batch B, positions 4-5, answered first
+    committed.appendSettled();
+    committed.committed(at(4, 5));
+    expect(committed.take(1, 100)).toEqual([]);
+    expect(committed.takeReadRequest()).toBe(false);
+    committed.appendSettled();
+    committed.committed(at(2, 3));
+    expect(positionsOf(committed.take(1, 100))).toEqual([2, 3, 4, 5]);
+    expect(committed.takeReadRequest()).toBe(false);
+  });
+
+  test('a gap waits for the appends in flight; once none is, it means read', () => {
+    const committed = attached();
+    committed.appendStarted();
+    committed.appendStarted();
+    committed.appendSettled();
+    committed.committed(at(6, 7));
+    expect(committed.take(4, 100)).toEqual([]);
+    expect(committed.takeReadRequest()).toBe(false);
+    // The other append failed: the store asks for a read, and nothing is in flight any more.
+    committed.appendSettled();
+    committed.requestRead();
+    expect(committed.take(4, 100)).toEqual([]);
+    expect(committed.takeReadRequest()).toBe(true);
+    // Nothing in flight and no request: the gap is another process's, read as before.
+    committed.committed(at(9));
+    expect(committed.take(7, 100)).toEqual([]);
+    expect(committed.takeReadRequest()).toBe(true);
+  });
+
+  test('a batch lower than what waits goes in before it; one that overlaps is not trusted', () => {
+    const committed = attached();
+    committed.committed(at(5, 6));
+    committed.committed(at(1, 2));
+    expect(positionsOf(committed.take(0, 100))).toEqual([1, 2]);
+    expect(committed.take(2, 100)).toEqual([]);
+    expect(committed.takeReadRequest()).toBe(true);
+
+    committed.committed(at(10, 11, 12));
+    committed.committed(at(12, 13));
+    expect(committed.takeReadRequest()).toBe(true);
+    expect(committed.take(9, 100)).toEqual([]);
+    committed.committed(at(20, 21));
+    committed.committed(at(19, 20));
+    expect(committed.takeReadRequest()).toBe(true);
+    expect(committed.take(18, 100)).toEqual([]);
+  });
+
   test('a gap inside what waits ends the run there; the rest needs a read', () => {
     const committed = attached();
     committed.committed(at(1, 2));

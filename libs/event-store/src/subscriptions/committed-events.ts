@@ -16,7 +16,8 @@ export const COMMITTED_EVENTS_MAX_WAITING_BYTES = 16 * 1024 * 1024;
  *
  * Taking is safe only when nothing can be missed: events are handed over only as a run of
  * positions that starts right after what the reader has handled (`after + 1`, no integer left
- * between) and has no gap inside, since appends are serialized by the append lock. Anything
+ * between) and has no gap inside, since appends are serialized by the append lock. A gap waits
+ * while this process has appends in flight (their answers can come in either order); anything
  * else (another process's append, an append whose outcome is unknown, a gap left by a rolled
  * back one, dropped events) requests a read, and the reader reads the database as before.
  */
@@ -26,6 +27,8 @@ export class CommittedEvents {
   /** The reader events are kept for (one at a time: the loop that leads). */
   private reader: object | undefined;
   private readRequested = true;
+  /** Appends of this process sent and not yet handed over (committed, or failed: a read requested). */
+  private appendsInFlight = 0;
 
   /** Called by the reader: from now on committed events are kept for it, until it detaches. */
   attach(reader: object): void {
@@ -52,15 +55,35 @@ export class CommittedEvents {
       this.unknown();
       return;
     }
-    for (const event of events) {
-      const last = this.waiting[this.waiting.length - 1];
-      // Batch order is position order (the insert assigns them so); anything else is not trusted.
-      if (last && event.position <= last.position) {
+    // Batch order is position order (the insert assigns them so); anything else is not trusted.
+    for (let index = 1; index < events.length; index++) {
+      if (events[index]!.position <= events[index - 1]!.position) {
         this.unknown();
         return;
       }
-      this.waiting.push(event);
     }
+    // Two commits in flight end on two connections, so the later one's answer can come first:
+    // a batch goes in at its place by position. One that overlaps what waits is not trusted.
+    const first = events[0]!.position;
+    let at = this.waiting.length;
+    while (at > 0 && this.waiting[at - 1]!.position > first) at -= 1;
+    const before = this.waiting[at - 1];
+    const after = this.waiting[at];
+    if ((before && before.position >= first) || (after && after.position <= events[events.length - 1]!.position)) {
+      this.unknown();
+      return;
+    }
+    if (after) this.waiting.splice(at, 0, ...events);
+    else for (const event of events) this.waiting.push(event);
+  }
+
+  /** An append of this process's store was sent; `appendSettled` once its outcome is handed over. */
+  appendStarted(): void {
+    this.appendsInFlight += 1;
+  }
+
+  appendSettled(): void {
+    this.appendsInFlight -= 1;
   }
 
   /** Something was or may have been committed that is not here: the reader must read the database. */
@@ -88,7 +111,9 @@ export class CommittedEvents {
 
   /**
    * Up to `limit` events right after position `after`, without a gap; empty when the next one
-   * waiting is not `after + 1` (then a read is requested and what waits is dropped).
+   * waiting is not `after + 1`. Such a gap waits while an append of this process is in flight
+   * (its events, or a read request if it fails, come with its answer); with none in flight it is
+   * another process's or a lost append's: a read is requested and what waits is dropped.
    */
   take(after: number, limit: number): StoredEvent[] {
     let start = 0;
@@ -98,7 +123,8 @@ export class CommittedEvents {
       return [];
     }
     if (this.waiting[start]!.position !== after + 1) {
-      this.unknown();
+      if (this.appendsInFlight === 0) this.unknown();
+      else if (start > 0) this.waiting = this.waiting.slice(start);
       return [];
     }
     let end = start + 1;

@@ -201,6 +201,7 @@ export class PostgresEventStore implements EventStore {
         : undefined;
     if (!queued || !planned || !alongside) {
       let results: AppendResult[];
+      this.committed.appendStarted();
       try {
         results = await this.appendTransaction((trx) =>
           this.appendInTransaction(trx, batch, {
@@ -212,6 +213,8 @@ export class PostgresEventStore implements EventStore {
         this.committed.requestRead();
         this.heard(undefined);
         throw error;
+      } finally {
+        this.committed.appendSettled();
       }
       const committed = results.flatMap((result) => result.events);
       this.committed.committed(committed);
@@ -228,12 +231,15 @@ export class PostgresEventStore implements EventStore {
       const statement = { sql: text, parameters, prepared: textIsFixed(checks, alongside) };
       for (const parameter of parameters) if (typeof parameter === 'string') bytes += parameter.length;
       let rows: unknown[];
+      this.committed.appendStarted();
       try {
         [, rows = []] = await queued([this.lockStatement(), statement]);
       } catch (error) {
         this.committed.requestRead();
         this.heard(undefined);
         throw appendErrorOf(error, events, checks);
+      } finally {
+        this.committed.appendSettled();
       }
       assignPositions(events, rows as AppendedRow[]);
     }
