@@ -43,10 +43,11 @@ export function httpReplyCopyWithin<T>(reply: T, maxBytes: number): T {
   if (typeof body !== 'object' || body === null || body instanceof JsonText)
     return jsonCopyWithin(reply, maxBytes, 'reply');
   const text = jsonTextOf(body, 'reply', maxBytes);
-  if (text === undefined) return jsonCopyWithin(reply, maxBytes, 'reply');
+  // Kept as text only when it is an object or array (a Date's JSON is a string, for one).
+  if (text === undefined || (text[0] !== '{' && text[0] !== '[')) return jsonCopyWithin(reply, maxBytes, 'reply');
   const rest = jsonTextOf({ ...reply, body: undefined }, 'reply', maxBytes);
-  // The bytes of the whole reply's JSON: the rest, `,"body":` and the body.
-  const bytes = Buffer.byteLength(rest, 'utf8') + Buffer.byteLength(text, 'utf8') + 8;
+  // The bytes of the whole reply's JSON: the rest, `"body":` (with a comma unless it is alone) and the body.
+  const bytes = Buffer.byteLength(rest, 'utf8') + Buffer.byteLength(text, 'utf8') + (rest === '{}' ? 7 : 8);
   if (bytes > maxBytes) throw messageTooLarge('reply', bytes, maxBytes);
   return { ...(JSON.parse(rest) as object), body: new JsonText(text) } as T;
 }

@@ -38,6 +38,21 @@ describe('an HTTP reply copied with its body left as JSON text', () => {
     }
   });
 
+  test('copies a body whose JSON is not an object or array (a Date, a toJSON answering text) as before', () => {
+    for (const body of [new Date(0), { toJSON: () => 'hello' }, { toJSON: () => 7 }]) {
+      const copy = httpReplyCopyWithin({ status: 200, body }, 1024);
+      expect(copy).toEqual(jsonCopyWithin({ status: 200, body }, 1024, 'reply'));
+      expect(copy.body).not.toBeInstanceOf(JsonText);
+    }
+  });
+
+  test('counts the bytes of a reply that is its body alone exactly', () => {
+    const alone = { body: { a: 1 } };
+    const exact = Buffer.byteLength(JSON.stringify(alone), 'utf8');
+    expect(() => httpReplyCopyWithin(alone, exact)).not.toThrow();
+    expect(() => httpReplyCopyWithin(alone, exact - 1)).toThrow(ProblemError);
+  });
+
   test('copies a body whose JSON is no text (toJSON answers undefined) as before', () => {
     const body = { toJSON: () => undefined };
     expect(httpReplyCopyWithin({ status: 204, body }, 1024)).toEqual({ status: 204 });

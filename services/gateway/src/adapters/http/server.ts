@@ -179,11 +179,11 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<Fasti
             reply.code(answer.status);
             if (answer.body instanceof JsonText) {
               // Already JSON: fastify sends a string with a JSON content type as it is (the same
-              // text it would make of the object). Any other type the service set gets the object.
-              const type = reply.getHeader('content-type');
-              if (type === undefined) reply.type('application/json; charset=utf-8');
-              if (type === undefined || String(type).includes('json')) return reply.send(answer.body.text);
-              return reply.send(answer.body.toJSON());
+              // text it would make of the object). A type the service set is left to fastify to
+              // judge, with the object, exactly as before.
+              if (reply.hasHeader('content-type')) return reply.send(answer.body.toJSON());
+              reply.type('application/json; charset=utf-8');
+              return reply.send(answer.body.text);
             }
             return answer.body === undefined ? reply.send() : reply.send(answer.body);
           },
