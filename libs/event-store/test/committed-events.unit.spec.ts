@@ -1,4 +1,5 @@
 import {
+  COMMITTED_EVENTS_MAX_GAP_WAIT_MS,
   COMMITTED_EVENTS_MAX_WAITING,
   COMMITTED_EVENTS_MAX_WAITING_BYTES,
   CommittedEvents,
@@ -61,35 +62,67 @@ describe('committed events (the outbox relay takes its own process appends witho
 
   test("answers of two commits in flight may come in either order: the later one's events wait at their place", () => {
     const committed = attached();
-    committed.appendStarted(); // batch A, positions 2-3
-    committed.appendStarted(); // batch B, positions 4-5, answered first
-    committed.appendSettled();
+    const a = committed.appendStarted(); // positions 2-3
+    const b = committed.appendStarted(); // positions 4-5, answered first
+    committed.appendSettled(b);
     committed.committed(at(4, 5));
     expect(committed.take(1, 100)).toEqual([]);
     expect(committed.takeReadRequest()).toBe(false);
-    committed.appendSettled();
+    committed.appendSettled(a);
     committed.committed(at(2, 3));
     expect(positionsOf(committed.take(1, 100))).toEqual([2, 3, 4, 5]);
     expect(committed.takeReadRequest()).toBe(false);
   });
 
-  test('a gap waits for the appends in flight; once none is, it means read', () => {
+  test('a gap waits only for appends started before the events after it arrived', () => {
     const committed = attached();
-    committed.appendStarted();
-    committed.appendStarted();
-    committed.appendSettled();
+    const a = committed.appendStarted();
+    const b = committed.appendStarted();
+    committed.appendSettled(b);
     committed.committed(at(6, 7));
     expect(committed.take(4, 100)).toEqual([]);
     expect(committed.takeReadRequest()).toBe(false);
-    // The other append failed: the store asks for a read, and nothing is in flight any more.
-    committed.appendSettled();
+    // The other append failed (the store asks for a read). Appends sent since cannot fill the
+    // gap, however many are in flight: the gap is read.
+    committed.appendSettled(a);
     committed.requestRead();
+    const d = committed.appendStarted();
     expect(committed.take(4, 100)).toEqual([]);
     expect(committed.takeReadRequest()).toBe(true);
-    // Nothing in flight and no request: the gap is another process's, read as before.
+    committed.appendSettled(d);
+    // Nothing in flight that started before position 9 arrived: the gap before it is read.
+    const c = committed.appendStarted();
+    committed.appendSettled(c);
     committed.committed(at(9));
+    committed.appendStarted();
     expect(committed.take(7, 100)).toEqual([]);
     expect(committed.takeReadRequest()).toBe(true);
+  });
+
+  test('a gap waits for a late answer at most COMMITTED_EVENTS_MAX_GAP_WAIT_MS', () => {
+    let now = 0;
+    const committed = new CommittedEvents(() => now);
+    committed.attach(reader);
+    committed.takeReadRequest();
+    committed.appendStarted(); // never answers (a hung connection)
+    committed.committed(at(3));
+    expect(committed.take(1, 100)).toEqual([]);
+    now += COMMITTED_EVENTS_MAX_GAP_WAIT_MS;
+    expect(committed.take(1, 100)).toEqual([]);
+    expect(committed.takeReadRequest()).toBe(false);
+    now += 1;
+    expect(committed.take(1, 100)).toEqual([]);
+    expect(committed.takeReadRequest()).toBe(true);
+  });
+
+  test('the bytes of events handed over stop counting against the bound', () => {
+    const committed = attached();
+    const half = COMMITTED_EVENTS_MAX_WAITING_BYTES / 2;
+    committed.committed(at(1, 2), half);
+    expect(positionsOf(committed.take(0, 1))).toEqual([1]);
+    committed.committed(at(3), half);
+    expect(committed.takeReadRequest()).toBe(false);
+    expect(positionsOf(committed.take(1, 100))).toEqual([2, 3]);
   });
 
   test('a batch lower than what waits goes in before it; one that overlaps is not trusted', () => {

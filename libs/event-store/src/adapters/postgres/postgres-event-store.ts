@@ -201,7 +201,7 @@ export class PostgresEventStore implements EventStore {
         : undefined;
     if (!queued || !planned || !alongside) {
       let results: AppendResult[];
-      this.committed.appendStarted();
+      const ticket = this.committed.appendStarted();
       try {
         results = await this.appendTransaction((trx) =>
           this.appendInTransaction(trx, batch, {
@@ -210,11 +210,10 @@ export class PostgresEventStore implements EventStore {
         );
       } catch (error) {
         // A failure at COMMIT may still have committed: the relay must look.
-        this.committed.requestRead();
-        this.heard(undefined);
+        this.outcomeUnknown();
         throw error;
       } finally {
-        this.committed.appendSettled();
+        this.committed.appendSettled(ticket);
       }
       const committed = results.flatMap((result) => result.events);
       this.committed.committed(committed);
@@ -231,17 +230,22 @@ export class PostgresEventStore implements EventStore {
       const statement = { sql: text, parameters, prepared: textIsFixed(checks, alongside) };
       for (const parameter of parameters) if (typeof parameter === 'string') bytes += parameter.length;
       let rows: unknown[];
-      this.committed.appendStarted();
+      const ticket = this.committed.appendStarted();
       try {
         [, rows = []] = await queued([this.lockStatement(), statement]);
       } catch (error) {
-        this.committed.requestRead();
-        this.heard(undefined);
+        this.outcomeUnknown();
         throw appendErrorOf(error, events, checks);
       } finally {
-        this.committed.appendSettled();
+        this.committed.appendSettled(ticket);
       }
-      assignPositions(events, rows as AppendedRow[]);
+      try {
+        assignPositions(events, rows as AppendedRow[]);
+      } catch (error) {
+        // Committed, but its rows do not say where: the relay reads them.
+        this.outcomeUnknown();
+        throw error;
+      }
     }
     const stored = events.map((event) => this.upcast(event));
     this.committed.committed(stored, bytes);
@@ -414,6 +418,14 @@ export class PostgresEventStore implements EventStore {
 
   /** Wakes the loops for events they can only read from the database. */
   private otherProcessAppended(): void {
+    this.outcomeUnknown();
+  }
+
+  /**
+   * An append whose events are not in hand (failed, or of unknown outcome; another process's): the
+   * relay must read the database, and is woken for it at once (it may be waiting on a gap).
+   */
+  private outcomeUnknown(): void {
     this.committed.requestRead();
     this.heard(undefined);
     this.appendSignal.notify();
