@@ -115,6 +115,32 @@ describe('committed events (the outbox relay takes its own process appends witho
     expect(committed.takeReadRequest()).toBe(true);
   });
 
+  test("a new gap is timed from when it is seen, not from an earlier gap's start", () => {
+    let now = 0;
+    const committed = new CommittedEvents(() => now);
+    committed.attach(reader);
+    committed.takeReadRequest();
+    const a = committed.appendStarted();
+    committed.committed(at(11));
+    expect(committed.take(9, 100)).toEqual([]); // the gap at 10 waits for a
+    // The reader read 10 and 11 from the database meanwhile; a's answer comes after.
+    committed.requestRead();
+    expect(committed.takeReadRequest()).toBe(true);
+    committed.appendSettled(a);
+    committed.committed(at(10));
+    expect(committed.take(11, 100)).toEqual([]);
+    now = 1000;
+    const b = committed.appendStarted(); // will hold 12
+    const d = committed.appendStarted();
+    committed.appendSettled(d);
+    committed.committed(at(13));
+    expect(committed.take(11, 100)).toEqual([]); // a gap seen just now: it waits for b
+    expect(committed.takeReadRequest()).toBe(false);
+    committed.appendSettled(b);
+    committed.committed(at(12));
+    expect(positionsOf(committed.take(11, 100))).toEqual([12, 13]);
+  });
+
   test('the bytes of events handed over stop counting against the bound', () => {
     const committed = attached();
     const half = COMMITTED_EVENTS_MAX_WAITING_BYTES / 2;

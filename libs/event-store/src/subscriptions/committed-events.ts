@@ -48,8 +48,9 @@ export class CommittedEvents {
   /** Tickets of this process's appends sent and not yet handed over (committed, or failed: a read requested). */
   private readonly inFlight = new Set<number>();
   private nextTicket = 0;
-  /** When `take` first found the gap it is waiting on. */
+  /** When `take` first found the gap it is waiting on, and the position it is after. */
   private gapSince: number | undefined;
+  private gapAfter: number | undefined;
 
   constructor(private readonly now: () => number = () => performance.now()) {}
 
@@ -155,7 +156,11 @@ export class CommittedEvents {
         this.unknown();
         return [];
       }
-      this.gapSince ??= this.now();
+      // Timed from when this gap (the one after `after`) was first seen, not an earlier one's.
+      if (this.gapSince === undefined || this.gapAfter !== after) {
+        this.gapSince = this.now();
+        this.gapAfter = after;
+      }
       if (this.now() - this.gapSince > COMMITTED_EVENTS_MAX_GAP_WAIT_MS) this.unknown();
       return [];
     }

@@ -247,7 +247,14 @@ export class PostgresEventStore implements EventStore {
         throw error;
       }
     }
-    const stored = events.map((event) => this.upcast(event));
+    let stored: StoredEvent[];
+    try {
+      stored = events.map((event) => this.upcast(event));
+    } catch (error) {
+      // Committed, but not in hand (an upcaster failed): the relay and the listeners read them.
+      this.outcomeUnknown();
+      throw error;
+    }
     this.committed.committed(stored, bytes);
     this.heard(stored);
     this.appendSignal.notify();
