@@ -411,10 +411,10 @@ export class PostgresEventStore implements EventStore {
     if (this.database.dialect !== 'postgres') return;
     this.unlisten ??= this.database
       // The echo of an append made here is skipped: it would only cost every loop another empty read.
-      .listen(this.notifyChannel, (payload) => payload !== this.notifier && this.otherProcessAppended())
+      .listen(this.notifyChannel, (payload) => payload !== this.notifier && this.outcomeUnknown())
       .then((unlisten) => {
         // Appends between a loop's last read and this moment sent no NOTIFY we heard: re-read once.
-        this.otherProcessAppended();
+        this.outcomeUnknown();
         return unlisten;
       });
     await this.unlisten.then(
@@ -423,14 +423,9 @@ export class PostgresEventStore implements EventStore {
     );
   }
 
-  /** Wakes the loops for events they can only read from the database. */
-  private otherProcessAppended(): void {
-    this.outcomeUnknown();
-  }
-
   /**
-   * An append whose events are not in hand (failed, or of unknown outcome; another process's): the
-   * relay must read the database, and is woken for it at once (it may be waiting on a gap).
+   * An append whose events are not in hand (failed, or of unknown outcome; another process's):
+   * wakes the loops to read the database at once (the relay may be waiting on a gap).
    */
   private outcomeUnknown(): void {
     this.committed.requestRead();
