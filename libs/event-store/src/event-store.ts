@@ -87,6 +87,20 @@ export interface StreamAppend {
   streamId: string;
   events: NewEvent[];
   expectedVersion?: ExpectedVersion;
+  /**
+   * Other streams that must be at exactly these versions when the append commits; nothing is
+   * written to them. Checked under the append lock like `expectedVersion`: when one has moved,
+   * the append fails with a WrongExpectedVersionError naming that stream. A caller that acted on
+   * what it knew of another stream (the engine running a process at the revision it has cached)
+   * commits only while that is still the latest.
+   */
+  requires?: readonly StreamAtVersion[];
+}
+
+/** A stream and the version it must be at (`StreamAppend.requires`). */
+export interface StreamAtVersion {
+  streamId: string;
+  version: number;
 }
 
 /** Per event type, per stored schema version: lifts `data` one version up (v -> v + 1). */

@@ -1,11 +1,15 @@
 import type { Bus } from '@weft/bus';
 import { catalogHttp, catalogInternal, engineHttp, type ExecutionRecord, type ProcessRecord } from '@weft/contracts';
+import { createLogger } from '@weft/observability';
+import { sql } from 'kysely';
 import { graphAdding } from './fixtures/adding-graph.js';
 import { actorOf, startEngineHarness, type EngineHarness, type EngineMode } from './support/engine-harness.js';
 
 /**
  * The engine keeps each process per revision: runs of an unchanged process do not ask the catalog
- * again, and an edit or a delete is seen by the very next run.
+ * again, and an edit or a delete is seen by the very next run. Where revisions are read from the
+ * database, a synchronous run of a cached process does not read it first: its commit requires the
+ * process's stream at the cached revision, and a run that finds it moved is made again afresh.
  */
 const cases: [EngineMode, string, boolean][] = [
   ['embedded', 'revision read before each run', false],
@@ -37,8 +41,19 @@ describe.each(cases)('processes cached per revision (%s, %s)', (mode, _lookup, o
       },
     });
 
+  /** The engine's log lines: a run whose commit found its process moved ends 'handed over'. */
+  const logLines: string[] = [];
+  const logger = createLogger('engine-test', { level: 'info', destination: { write: (line) => logLines.push(line) } });
+  const movedRuns = (processId: string) =>
+    logLines.filter((line) => line.includes('execution handed over') && line.includes(`process-${processId}`)).length;
+  const startedRuns = async (processId: string) =>
+    (
+      await sql<{ n: number }>`SELECT count(*)::int AS n FROM events
+        WHERE type = 'ExecutionStarted' AND data->>'processId' = ${processId}`.execute(harness.database.db)
+    ).rows[0]!.n;
+
   beforeAll(async () => {
-    harness = await startEngineHarness(mode, {}, { engineBus: countingLoads, onlyWriter });
+    harness = await startEngineHarness(mode, { logger }, { engineBus: countingLoads, onlyWriter });
   });
   afterAll(() => harness.close());
 
@@ -69,6 +84,32 @@ describe.each(cases)('processes cached per revision (%s, %s)', (mode, _lookup, o
     expect(record.graph_snapshot.nodes.map((node) => node.id)).toEqual(edited.nodes.map((node) => node.id));
     await run(process.id);
     expect(loads.get(process.id)).toBe(2);
+    // Revisions read from the database: the first run after the edit ran the cached revision, its
+    // commit found the process moved, and nothing of it is on record; the answer is the rerun's.
+    expect(movedRuns(process.id)).toBe(onlyWriter ? 0 : 1);
+    expect(await startedRuns(process.id)).toBe(5);
+  });
+
+  test('an edit is judged on the new revision: its input node is accepted, the old one refused', async () => {
+    const process = await harness.catalog.add(graphAdding(1).process({ organization_id: org }));
+    expect((await run(process.id)).status).toBe(200);
+    const oldInput = process.nodes.find((node) => node.type === 'inputNode')!.id;
+    const edited = graphAdding(10);
+    const shape = edited.process({ organization_id: org });
+    expect(
+      (await catalogCall(catalogHttp.updateProcess, process.id, { nodes: shape.nodes, edges: shape.edges })).status,
+    ).toBe(200);
+    const withInput = (inputNodeId: string) =>
+      harness.call(
+        engineHttp.testProcess,
+        { params: { processId: process.id }, query: { inputNodeId }, body: { n: 1 } },
+        actor,
+      );
+    const reply = await withInput(edited.id('In'));
+    expect(reply.status).toBe(200);
+    expect((reply.body as ExecutionRecord).output_data).toEqual({ Out: { total: 11 } });
+    await expect(withInput(oldInput)).rejects.toMatchObject({ status: 400 });
+    expect(await startedRuns(process.id)).toBe(2);
   });
 
   test('a deleted process answers 404 at the next run, though it was cached', async () => {
@@ -76,6 +117,8 @@ describe.each(cases)('processes cached per revision (%s, %s)', (mode, _lookup, o
     expect((await run(process.id)).status).toBe(200);
     expect((await catalogCall(catalogHttp.deleteProcess, process.id)).status).toBe(204);
     await expect(run(process.id)).rejects.toMatchObject({ status: 404 });
+    expect(movedRuns(process.id)).toBe(onlyWriter ? 0 : 1);
+    expect(await startedRuns(process.id)).toBe(1);
   });
 
   test("another organization's key gets 404 for a cached process", async () => {

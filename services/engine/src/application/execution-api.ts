@@ -14,7 +14,8 @@ import {
   type ProcessRecord,
 } from '@weft/contracts';
 import type { Actor, MessageContext } from '@weft/bus';
-import { timeOrderedUuid, type Db } from '@weft/event-store';
+import { timeOrderedUuid, WrongExpectedVersionError, type Db, type StreamAtVersion } from '@weft/event-store';
+import { processStreamId } from '../domain/graph/process-stream.js';
 import { chooseTriggerNode } from '../domain/graph/trigger-node.js';
 import {
   executionStats,
@@ -54,6 +55,13 @@ export interface ExecutionApiDeps {
    */
   cachedProcess?: (processId: string) => ProcessRecord | undefined;
 }
+
+/** An attempt on a cached process record that must be made again with the process read afresh. */
+class CachedProcessMayBeStale extends Error {}
+
+/** The process's catalog stream at the revision the record is of. */
+const requiredRevision = (process: ProcessRecord | undefined): StreamAtVersion[] | undefined =>
+  process && [{ streamId: processStreamId(process.id), version: process.revision }];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** `2026-11-21`, `2026-11-21T12:00`, `2026-11-21T12:00:00.5Z`, `…+01:00`; `new Date` alone takes `1` too. */
@@ -105,7 +113,22 @@ export class ExecutionApi {
   /** POST /processes/test/:processId */
   async testProcess(call: HttpCall, context: MessageContext): Promise<HttpReply> {
     const actor = requireActor(context);
-    const process = await this.visibleProcess(actor, call.params.processId);
+    const processId = call.params.processId;
+    const cached = this.cachedVisibleProcess(actor, processId);
+    return this.withCachedProcess(
+      cached,
+      (process) => this.test(call, context, actor, process, requiredRevision(process)),
+      async () => this.test(call, context, actor, await this.visibleProcess(actor, processId)),
+    );
+  }
+
+  private async test(
+    call: HttpCall,
+    context: MessageContext,
+    actor: Actor,
+    process: ProcessRecord,
+    requires?: StreamAtVersion[],
+  ): Promise<HttpReply> {
     const errors: ProblemViolation[] = [];
     const waitSeconds = collectViolations(errors, () => this.readWaitSeconds(call.query), DEFAULT_WAIT_SECONDS);
     const inputNodeId = single(call.query.inputNodeId) || undefined;
@@ -113,7 +136,7 @@ export class ExecutionApi {
     // Refused here, not by the queue's consumer: the caller would otherwise wait for nothing.
     collectViolations(errors, () => this.deps.engine.graphOf(process), undefined);
     collectViolations(errors, () => assertStorableInput(call.body), undefined);
-    if (errors.length > 0) throw badRequest('invalid test request', errors);
+    if (errors.length > 0) throw requires ? new CachedProcessMayBeStale() : badRequest('invalid test request', errors);
     const request: ExecutionRequest = {
       executionId: timeOrderedUuid(),
       processId: process.id,
@@ -127,7 +150,7 @@ export class ExecutionApi {
       traceId: traceIdOf(context.traceparent),
       requestedAt: (this.deps.now?.() ?? new Date()).toISOString(),
     };
-    const record = await this.runAndWait(request, process, triggerNodeId, waitSeconds, true);
+    const record = await this.runAndWait(request, process, triggerNodeId, waitSeconds, true, requires);
     if (record && record.status !== 'running') return { status: 200, body: record };
     return {
       status: 202,
@@ -138,11 +161,29 @@ export class ExecutionApi {
 
   /** Internal: enqueue and wait (trigger's synchronous webhooks, testing service). */
   async runExecution(request: ExecutionRequest & { waitSeconds?: number }): Promise<ExecutionRecord> {
+    // Only a fresh id is run held, the one way a run can require its process's revision.
+    const cached = request.executionId ? undefined : this.deps.cachedProcess?.(request.processId);
+    return this.withCachedProcess(
+      cached?.organization_id === request.organizationId ? cached : undefined,
+      (process) => this.run(request, process, requiredRevision(process)),
+      async () => this.run(request, await this.deps.directory.getProcess(request.processId, request.organizationId)),
+    );
+  }
+
+  private async run(
+    request: ExecutionRequest & { waitSeconds?: number },
+    process: ProcessRecord,
+    requires?: StreamAtVersion[],
+  ): Promise<ExecutionRecord> {
     const { waitSeconds, ...rest } = request;
-    const process = await this.deps.directory.getProcess(rest.processId, rest.organizationId);
     if (process.organization_id !== rest.organizationId) throw notFound(`process ${rest.processId} not found`);
-    const triggerNodeId = chooseTriggerNode(process, rest.inputNodeId);
-    this.deps.engine.graphOf(process);
+    let triggerNodeId: string;
+    try {
+      triggerNodeId = chooseTriggerNode(process, rest.inputNodeId);
+      this.deps.engine.graphOf(process);
+    } catch (error) {
+      throw requires ? new CachedProcessMayBeStale() : error;
+    }
     assertStorableInput(rest.inputData);
     const executionId = rest.executionId || timeOrderedUuid();
     const record = await this.runAndWait(
@@ -151,10 +192,45 @@ export class ExecutionApi {
       triggerNodeId,
       Math.min(waitSeconds ?? DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS),
       !rest.executionId,
+      requires,
     );
     if (!record)
       throw new ProblemError(503, `execution ${executionId} was accepted but has not started yet`, { executionId });
     return record;
+  }
+
+  /**
+   * Where a process's revision is read from the database before each use (distributed Weft), a
+   * synchronous run of a process this engine already has skips that read (a round trip, and a
+   * statement at load): it runs the revision it has, and its one commit holds only while the
+   * process's stream is still at that revision (`requires`), checked under the append lock. When
+   * the process moved meanwhile (an edit, a delete), nothing of that run is on record, nothing of
+   * it was answered, and the call is made again with the process read afresh, as is one the cached
+   * record would refuse or that cannot run here at once: nothing is ever decided on a stale record.
+   */
+  private async withCachedProcess<T>(
+    cached: ProcessRecord | undefined,
+    attempt: (process: ProcessRecord) => Promise<T>,
+    afresh: () => Promise<T>,
+  ): Promise<T> {
+    if (cached && (this.deps.syncRunHoldMs ?? 0) > 0) {
+      try {
+        return await attempt(cached);
+      } catch (error) {
+        const moved = error instanceof WrongExpectedVersionError && error.streamId === processStreamId(cached.id);
+        if (!moved && !(error instanceof CachedProcessMayBeStale)) throw error;
+      }
+    }
+    return afresh();
+  }
+
+  /** The process as this engine last fetched it, when the actor may see it; checked again by the commit. */
+  private cachedVisibleProcess(actor: Actor, processId: string | undefined): ProcessRecord | undefined {
+    if (!processId || !UUID.test(processId)) return undefined;
+    const cached = this.deps.cachedProcess?.(processId);
+    if (!cached || (!actor.system && cached.organization_id !== actor.organizationId)) return undefined;
+    mayTouchProcess(actor, processId);
+    return cached;
   }
 
   /** GET /processes/executions/:processId */
@@ -241,9 +317,17 @@ export class ExecutionApi {
     triggerNodeId: string,
     waitSeconds: number,
     freshId: boolean,
+    requires?: StreamAtVersion[],
   ): Promise<ExecutionRecord | undefined> {
     const holdMs = freshId ? (this.deps.syncRunHoldMs ?? 0) : 0;
-    const started = await this.deps.engine.startNow(request, process, triggerNodeId, { holdMs });
+    const started = await this.deps.engine
+      .startNow(request, process, triggerNodeId, { holdMs, requires })
+      .catch((error: unknown) => {
+        // Refused before anything ran (a start too large, ...): maybe only on the cached record.
+        throw requires ? new CachedProcessMayBeStale('refused on the cached record', { cause: error }) : error;
+      });
+    // Queued, it would be accepted on what the cached record says.
+    if (!started && requires) throw new CachedProcessMayBeStale('no room to run it here at once');
     if (!started) await this.acceptAndQueue(request, triggerNodeId);
     const finishedInRecord = async (): Promise<boolean> => {
       const record = await this.finishedRecords.read(request.executionId);

@@ -6,7 +6,12 @@ import {
   type FailedNodeInfo,
   type ProcessRecord,
 } from '@weft/contracts';
-import { WrongExpectedVersionError, type EventMetadata, type EventStore } from '@weft/event-store';
+import {
+  WrongExpectedVersionError,
+  type EventMetadata,
+  type EventStore,
+  type StreamAtVersion,
+} from '@weft/event-store';
 import { withSpan, type Logger } from '@weft/observability';
 import type { ExecutionCommand } from '../domain/execution/commands.js';
 import { decide } from '../domain/execution/decide.js';
@@ -344,14 +349,18 @@ export class ExecutionEngine {
    * With `holdMs` (only for an id no one else can know yet: a duplicate would surface only after
    * the run), the start is not written first: the run's events wait for up to `holdMs` and a short
    * run is written whole by one commit (`ExecutionRun.hold`). The caller awaits the answer's
-   * `recorded()` before it tells anyone of the execution.
+   * `recorded()` before it tells anyone of the execution. `requires` (with `holdMs` only): other
+   * streams' versions the run's first commit holds only with; when one has moved, nothing of the
+   * run is on record and `recorded()` rejects with a WrongExpectedVersionError naming it.
    */
   async startNow(
     request: ExecutionRequest,
     process: ProcessRecord,
     triggerNodeId: string,
-    options: { holdMs?: number } = {},
+    options: { holdMs?: number; requires?: readonly StreamAtVersion[] } = {},
   ): Promise<StartedHere | undefined> {
+    // Unheld, the start's own commit would fail and read as a duplicate id.
+    if (options.requires && !((options.holdMs ?? 0) > 0)) throw new Error('startNow: requires needs holdMs');
     // Only an engine that takes work (startMaintenance) runs requests; a read-only replica queues them.
     if (!this.maintenance || this.stopping || !this.deps.leasesFollowEvents || this.active.has(request.executionId))
       return undefined;
@@ -376,7 +385,7 @@ export class ExecutionEngine {
       const run = this.newRun(request.executionId, initialExecutionState(), 0, executionMetadataOf(request));
       const holdMs = options.holdMs ?? 0;
       // Held either way until the start is decided: one refused here (too large) leaves nothing behind.
-      run.hold(Math.max(holdMs, 0));
+      run.hold(Math.max(holdMs, 0), options.requires);
       try {
         run.execute(startExecutionCommand(request, process, triggerNodeId, this.now()));
       } catch (error) {

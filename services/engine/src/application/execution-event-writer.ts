@@ -1,4 +1,4 @@
-import { WrongExpectedVersionError, type NewEvent, type StreamAppend } from '@weft/event-store';
+import { WrongExpectedVersionError, type NewEvent, type StreamAppend, type StreamAtVersion } from '@weft/event-store';
 
 /**
  * Group commit for execution events: appends from every running execution are gathered while
@@ -13,7 +13,8 @@ interface PendingAppend extends StreamAppend {
   resolve: () => void;
   reject: (error: unknown) => void;
   /** No caller waits for it yet (see `append`): it does not count towards an early send. */
-  lazy: boolean;
+  lazy: boolean; /** Other streams' versions the append holds only with (`StreamAppend.requires`). */
+  requires?: readonly StreamAtVersion[];
 }
 
 /**
@@ -104,16 +105,17 @@ export class ExecutionEventWriter {
    * Queues an append; resolves when it is committed. `expectedVersion` is the stream's version
    * before it. A `lazy` append (a node's events, which no caller waits for) starts no commit of its
    * own for up to `lazyMs`: the run's next events, or its end, usually join it in one commit
-   * instead of one commit each; `expedite` writes it at once.
+   * instead of one commit each; `expedite` writes it at once. `requires`: see `StreamAppend.requires`.
    */
   append(
     streamId: string,
     events: NewEvent[],
     expectedVersion: number | 'no_stream',
-    options: { lazy?: boolean } = {},
+    options: { lazy?: boolean; requires?: readonly StreamAtVersion[] } = {},
   ): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ streamId, events, expectedVersion, resolve, reject, lazy: options.lazy === true });
+      const { requires } = options;
+      this.queue.push({ streamId, events, expectedVersion, resolve, reject, lazy: options.lazy === true, requires });
       if (options.lazy) this.writeSoon();
       else this.expedite();
     });
@@ -317,11 +319,8 @@ const resolveAll = (batch: readonly PendingAppend[]): void => {
   for (const item of batch) item.resolve();
 };
 
-const toAppend = ({ streamId, events, expectedVersion }: PendingAppend): StreamAppend => ({
-  streamId,
-  events,
-  expectedVersion,
-});
+const toAppend = ({ streamId, events, expectedVersion, requires }: PendingAppend): StreamAppend =>
+  requires ? { streamId, events, expectedVersion, requires } : { streamId, events, expectedVersion };
 
 /** SQLSTATE classes that blame the data written: data exception, integrity constraint, program limit. */
 const REFUSED_DATA_CLASSES = ['22', '23', '54'];

@@ -1,5 +1,5 @@
 import type { IterationPath } from '@weft/contracts';
-import type { EventMetadata, NewEvent } from '@weft/event-store';
+import type { EventMetadata, NewEvent, StreamAtVersion } from '@weft/event-store';
 import type { ExecutionCommand, NodeStart } from '../domain/execution/commands.js';
 import { decide } from '../domain/execution/decide.js';
 import { executionStreamId, type ExecutionEvent } from '../domain/execution/events.js';
@@ -50,6 +50,8 @@ interface HeldEvents {
   written: PromiseWithResolvers<void>;
   /** Resolves once the run is on record: all held events, or (when the rest was refused) its start. */
   recorded: PromiseWithResolvers<void>;
+  /** What the first append requires of other streams (the process at the revision the run used). */
+  requires: readonly StreamAtVersion[] | undefined;
   timer: NodeJS.Timeout;
 }
 
@@ -164,9 +166,12 @@ export class ExecutionRun {
    * rows once. Nothing about it is on record meanwhile: a crash loses a run no one was told of
    * (its caller gets no answer) that made no call outside, and no node of it runs again. Ends
    * early when the run flushes (its end, a node with effects outside, a cancel, a stop), when a
-   * value goes to blob storage, or when `recorded()` is awaited.
+   * value goes to blob storage, or when `recorded()` is awaited. `requires`: other streams' versions
+   * the run's first append commits only with (`StreamAppend.requires`); a held run's first append
+   * carries its start, so nothing of a run that fails them is on record and no node of it made a
+   * call outside (such a node waits for its start to be recorded).
    */
-  hold(ms: number): void {
+  hold(ms: number, requires?: readonly StreamAtVersion[]): void {
     if (this.held || this.version !== 0) throw new Error("hold() goes before the run's first command");
     const written = Promise.withResolvers<void>();
     const recorded = Promise.withResolvers<void>();
@@ -182,7 +187,7 @@ export class ExecutionRun {
       () => undefined,
     );
     const timer = setTimeout(() => this.release(true), ms);
-    this.held = { commands: [], expected: 'no_stream', written, recorded, timer };
+    this.held = { commands: [], expected: 'no_stream', written, recorded, timer, requires };
   }
 
   /** True while the run is held or its held events are being written: nothing of it is on record yet. */
@@ -229,7 +234,7 @@ export class ExecutionRun {
     this.appendGate = gate;
     void gate.then(() => this.appendGate === gate && (this.appendGate = null));
     const streamId = executionStreamId(this.executionId);
-    this.writer.append(streamId, held.commands.flat(), held.expected, { lazy }).then(
+    this.writer.append(streamId, held.commands.flat(), held.expected, { lazy, requires: held.requires }).then(
       () => {
         held.written.resolve();
         held.recorded.resolve();
@@ -258,9 +263,10 @@ export class ExecutionRun {
     const units = [held.commands.slice(0, startsAt + 1).flat(), ...held.commands.slice(startsAt + 1)].filter(
       (events) => events.length > 0,
     );
-    for (const events of units) {
+    for (const [index, events] of units.entries()) {
       try {
-        await this.writer.append(streamId, events, version === 0 ? 'no_stream' : version);
+        const requires = index === 0 ? held.requires : undefined;
+        await this.writer.append(streamId, events, version === 0 ? 'no_stream' : version, { requires });
       } catch (error) {
         held.written.reject(error);
         if (started) held.recorded.resolve();

@@ -1,6 +1,6 @@
 import type { StoredEvent } from '@weft/event-store';
+import { PROCESS_STREAM_PREFIX } from '../domain/graph/process-stream.js';
 
-const PROCESS_STREAM = 'process-';
 const DEFAULT_MAX_PROCESSES = 10_000;
 
 /**
@@ -33,9 +33,9 @@ export class KnownProcessRevisions {
       return;
     }
     for (const event of events) {
-      if (!event.streamId.startsWith(PROCESS_STREAM)) continue;
+      if (!event.streamId.startsWith(PROCESS_STREAM_PREFIX)) continue;
       // Appends are serialized and this store is the only writer: the version just committed is the latest.
-      this.remember(event.streamId.slice(PROCESS_STREAM.length), event.streamVersion);
+      this.remember(event.streamId.slice(PROCESS_STREAM_PREFIX.length), event.streamVersion);
     }
   }
 

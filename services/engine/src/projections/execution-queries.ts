@@ -10,6 +10,7 @@ import type {
   NodeState,
   TokenUsage,
 } from '@weft/contracts';
+import { processStreamId } from '../domain/graph/process-stream.js';
 import { deliveriesOfExecution, toDeliveries } from './error-webhook-deliveries.js';
 import { histogramPercentile } from './duration-histogram.js';
 import { EXECUTION_STATS_FUNCTION } from './execution-stats-function-migration.js';
@@ -248,7 +249,7 @@ export async function executionStatsAtRevision(
 export const statsAtRevisionStatement = (processId: string, revision: number) =>
   sql<StatsRow & { revision: string | number }>`
     SELECT r.revision, s.* FROM (
-      SELECT coalesce(max(stream_version), 0) AS revision FROM events WHERE stream_id = ${`process-${processId}`}
+      SELECT coalesce(max(stream_version), 0) AS revision FROM events WHERE stream_id = ${processStreamId(processId)}
     ) r LEFT JOIN LATERAL (
       SELECT * FROM ${sql.raw(EXECUTION_STATS_FUNCTION)}(${processId}) WHERE r.revision = ${revision} OFFSET 0
     ) s ON true`;

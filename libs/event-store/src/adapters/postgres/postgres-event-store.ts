@@ -157,7 +157,8 @@ export class PostgresEventStore implements EventStore {
       : await this.currentVersions(trx, [...new Set(batch.map((item) => item.streamId))]);
     const { checks, events, counts } = planAppend(batch, versions, exact);
     const alongside = options.alongside ? await options.alongside(events.map((event) => this.upcast(event))) : [];
-    if (events.length > 0 || alongside.length > 0) await this.insert(trx, events, checks, alongside);
+    if (events.length > 0 || alongside.length > 0 || checks.length > 0)
+      await this.insert(trx, events, checks, alongside);
     const stored = events.map((event) => this.upcast(event));
     for (const event of stored) {
       for (const projection of this.projections) {
@@ -223,7 +224,7 @@ export class PostgresEventStore implements EventStore {
     }
     const { checks, events, counts } = planned;
     let bytes = 0;
-    if (events.length > 0 || alongside.length > 0) {
+    if (events.length > 0 || alongside.length > 0 || checks.length > 0) {
       const { sql: text, parameters } = appendStatement(events, checks, alongside, {
         lockedBy: APPEND_LOCK_SETTING,
       }).compile(this.db);
@@ -493,6 +494,7 @@ function planAppend(
       checks.push({ s: item.streamId, v: current, x: item.expectedVersion ?? 'any' });
     }
     checkExpectedVersion(item.streamId, item.expectedVersion, current);
+    for (const { streamId, version } of item.requires ?? []) checks.push({ s: streamId, v: version, x: version });
     const next = current + item.events.length;
     versions.set(item.streamId, next);
     const first = current;

@@ -1,4 +1,5 @@
 import type { Db } from '@weft/event-store';
+import { PROCESS_STREAM_PREFIX, processStreamId } from '../../domain/graph/process-stream.js';
 
 /**
  * The current revision of each process: the version of its catalog stream (`process-<id>`,
@@ -10,13 +11,9 @@ export async function processRevisions(db: Db, processIds: readonly string[]): P
   const rows = await db
     .selectFrom('events')
     .select(['stream_id', (eb) => eb.fn.max('stream_version').as('version')])
-    .where(
-      'stream_id',
-      'in',
-      processIds.map((id) => `process-${id}`),
-    )
+    .where('stream_id', 'in', processIds.map(processStreamId))
     .groupBy('stream_id')
     .execute();
-  for (const row of rows) revisions.set(String(row.stream_id).slice('process-'.length), Number(row.version));
+  for (const row of rows) revisions.set(String(row.stream_id).slice(PROCESS_STREAM_PREFIX.length), Number(row.version));
   return revisions;
 }
