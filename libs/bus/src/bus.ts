@@ -107,7 +107,7 @@ export interface Bus {
   ensureEventStream(spec: EventStreamSpec): Promise<void>;
   /**
    * Publish to a JetStream stream; `msgId` deduplicates (Nats-Msg-Id). `json`, when the caller has
-   * it, is `JSON.stringify(payload)` and is sent as it is.
+   * it, is `JSON.stringify(payload)` and is sent as it is (`payload` is then not read).
    */
   publish(subject: string, payload: unknown, options: PublishOptions): Promise<void>;
   /** Durable subscription to published events (wildcards allowed); resolve to ack. */

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { nanos } from '@nats-io/nats-core';
-import { DEFAULT_EVENTS_STREAM_MAX_AGE_MS, DEFAULT_EVENTS_STREAM_MAX_BYTES, JetStreamPublisher } from '../src/index.js';
+import {
+  DEFAULT_EVENTS_STREAM_MAX_AGE_MS,
+  DEFAULT_EVENTS_STREAM_MAX_BYTES,
+  eventMessageOf,
+  JetStreamPublisher,
+} from '../src/index.js';
 import { openTestJetStream, type TestJetStream } from './support/test-jetstream.js';
 
 /** The published event stream is bounded, so it can never fill the JetStream store the work queues share. */
@@ -58,7 +63,7 @@ describe('JetStreamPublisher stream retention', () => {
     for (let position = 1; position <= 40; position++) {
       await publisher.publish(
         `${js.prefix}.execution.o.p.NodeCompleted`,
-        envelope(position),
+        eventMessageOf(envelope(position)),
         `m-${position}`,
         previous,
       );

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { PublishedEventEnvelope } from '@weft/contracts';
 import { sql } from 'kysely';
 import {
   openDatabase,
@@ -7,6 +6,7 @@ import {
   PostgresEventStore,
   RELAY_LOCK_NAMESPACE,
   toEnvelope,
+  type EventMessage,
   type EventPublisher,
   type NewEvent,
   type OutboxRelayOptions,
@@ -40,11 +40,11 @@ class FailingPublisher implements EventPublisher {
   ) {
     this.enforcesPreviousMsgId = pipelined && inner.enforcesPreviousMsgId;
   }
-  async publish(subject: string, envelope: PublishedEventEnvelope, msgId: string, previous?: string): Promise<void> {
+  async publish(subject: string, message: EventMessage, msgId: string, previous?: string): Promise<void> {
     const call = (this.calls += 1);
     if (this.mode === 'die' && call > this.failAfter) throw new Error('relay killed');
     if (this.mode === 'drop-one' && call === this.failAfter + 1) throw new Error('message lost');
-    await this.inner.publish(subject, envelope, msgId, previous);
+    await this.inner.publish(subject, message, msgId, previous);
     if (this.mode === 'lose-ack' && call === this.failAfter) throw new Error('ack lost');
   }
   lastPublishedPosition(): Promise<number> {

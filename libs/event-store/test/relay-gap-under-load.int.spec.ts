@@ -1,13 +1,12 @@
-import type { PublishedEventEnvelope } from '@weft/contracts';
 import pg from 'pg';
-import { openDatabase, OutboxRelay, PostgresEventStore, type EventPublisher } from '../src/index.js';
+import { openDatabase, OutboxRelay, PostgresEventStore, type EventMessage, type EventPublisher } from '../src/index.js';
 import { openTestStore, testDatabaseUrl, type TestStore } from './support/test-database.js';
 
 class RecordingPublisher implements EventPublisher {
   readonly enforcesPreviousMsgId = false;
   readonly positions: number[] = [];
-  async publish(_subject: string, envelope: PublishedEventEnvelope): Promise<void> {
-    this.positions.push(envelope.position);
+  async publish(_subject: string, message: EventMessage): Promise<void> {
+    this.positions.push(message.position);
   }
   async lastPublishedPosition(): Promise<number> {
     return this.positions.at(-1) ?? 0;

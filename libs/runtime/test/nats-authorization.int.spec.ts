@@ -12,7 +12,7 @@ import {
 } from '@weft/contracts';
 import { NATS_SERVICE_USERS, NatsBus, type Actor, type MessageContext, type NatsUser } from '@weft/bus';
 import { loadConfig } from '@weft/config';
-import { JetStreamPublisher } from '@weft/event-store';
+import { eventMessageOf, JetStreamPublisher } from '@weft/event-store';
 import { openInfrastructure } from '../src/index.js';
 import { startAuthorizedNats, type AuthorizedNats } from './support/authorized-nats-server.js';
 
@@ -195,7 +195,12 @@ describe('NATS users and permissions (infra/nats/auth.conf) on a real nats-serve
     for (const [index, user] of NATS_SERVICE_USERS.entries()) {
       const publisher = await JetStreamPublisher.create((await as(user)).connection);
       const event = envelope(index + 1, `PublishedBy_${user.replace('-', '_')}`);
-      await publisher.publish(`weft.events.process.org-1.p${index + 1}.${event.type}`, event, event.eventId, previous);
+      await publisher.publish(
+        `weft.events.process.org-1.p${index + 1}.${event.type}`,
+        eventMessageOf(event),
+        event.eventId,
+        previous,
+      );
       expect(await publisher.lastPublishedPosition()).toBe(index + 1);
       previous = event.eventId;
     }

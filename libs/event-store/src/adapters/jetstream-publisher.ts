@@ -10,7 +10,12 @@ import {
 } from '@nats-io/jetstream';
 import { headers, nanos, type NatsConnection } from '@nats-io/nats-core';
 import { EVENTS_STREAM, allEvents, type PublishedEventEnvelope } from '@weft/contracts';
-import { POSITION_HEADER, PermanentPublishError, type EventPublisher } from '../outbox/event-publisher.js';
+import {
+  POSITION_HEADER,
+  PermanentPublishError,
+  type EventMessage,
+  type EventPublisher,
+} from '../outbox/event-publisher.js';
 
 export interface JetStreamPublisherOptions {
   /** Stream name; default WEFT_EVENTS. Tests pass a unique one. */
@@ -79,14 +84,8 @@ export class JetStreamPublisher implements EventPublisher {
     return new JetStreamPublisher(nc, jsm, stream);
   }
 
-  async publish(
-    subject: string,
-    envelope: PublishedEventEnvelope,
-    msgId: string,
-    previousMsgId?: string,
-    json = JSON.stringify(envelope),
-  ): Promise<void> {
-    const payload = this.encoder.encode(json);
+  async publish(subject: string, message: EventMessage, msgId: string, previousMsgId?: string): Promise<void> {
+    const payload = this.encoder.encode(message.json);
     const maxPayload = this.nc.info?.max_payload;
     if (maxPayload !== undefined && payload.length + HEADER_ALLOWANCE_BYTES > maxPayload) {
       throw new PermanentPublishError(
@@ -94,7 +93,7 @@ export class JetStreamPublisher implements EventPublisher {
       );
     }
     const hdrs = headers();
-    hdrs.set(POSITION_HEADER, String(envelope.position));
+    hdrs.set(POSITION_HEADER, String(message.position));
     await this.js.publish(subject, payload, {
       msgID: msgId,
       headers: hdrs,

@@ -11,18 +11,25 @@ export interface EventPublisher {
    * Resolves once the message is stored; `msgId` deduplicates a repeated publish. When
    * `previousMsgId` is given, the destination must refuse the message unless its last stored
    * message has that id: the relay pipelines publishes, and this keeps them gap-free and in order.
-   * `json` is the envelope's JSON text, `JSON.stringify(envelope)`, which the relay has at hand.
    */
-  publish(
-    subject: string,
-    envelope: PublishedEventEnvelope,
-    msgId: string,
-    previousMsgId?: string,
-    json?: string,
-  ): Promise<void>;
+  publish(subject: string, message: EventMessage, msgId: string, previousMsgId?: string): Promise<void>;
   /** Position of the last event stored at the destination, 0 when none. */
   lastPublishedPosition(): Promise<number>;
 }
+
+/**
+ * An event as published: its envelope's JSON text (a `PublishedEventEnvelope`), which the relay
+ * writes once, mostly from the texts the append sent, and its position, the resume point.
+ */
+export interface EventMessage {
+  position: number;
+  json: string;
+}
+
+export const eventMessageOf = (envelope: PublishedEventEnvelope): EventMessage => ({
+  position: envelope.position,
+  json: JSON.stringify(envelope),
+});
 
 /** Header carrying the event's position, read back on restart to know where to resume. */
 export const POSITION_HEADER = 'Weft-Position';

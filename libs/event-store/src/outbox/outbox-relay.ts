@@ -4,7 +4,13 @@ import type { PostgresEventStore } from '../adapters/postgres/postgres-event-sto
 import { appendedJsonOf } from '../adapters/postgres/appended-json.js';
 import { CatchUpLoop } from '../subscriptions/catch-up-loop.js';
 import { loadCheckpoint, saveCheckpoint } from '../subscriptions/checkpoint-table.js';
-import { eventMessageId, PermanentPublishError, type EventPublisher } from './event-publisher.js';
+import {
+  eventMessageId,
+  eventMessageOf,
+  PermanentPublishError,
+  type EventMessage,
+  type EventPublisher,
+} from './event-publisher.js';
 import { placeholderEnvelope } from './placeholder-envelope.js';
 import { InProcessLock, SessionAdvisoryLock, type LeaderLock } from './leader-lock.js';
 
@@ -50,6 +56,8 @@ export function envelopeJson(event: StoredEvent): string {
   return `{"eventId":${JSON.stringify(event.eventId)},"streamId":${JSON.stringify(event.streamId)},"streamVersion":${JSON.stringify(event.streamVersion)},"position":${JSON.stringify(event.position)},"type":${JSON.stringify(event.type)},"schemaVersion":${JSON.stringify(event.schemaVersion)},"data":${appended.data},"metadata":${appended.metadata},"recordedAt":${JSON.stringify(event.recordedAt.toISOString())}}`;
 }
 
+const messageOf = (event: StoredEvent): EventMessage => ({ position: event.position, json: envelopeJson(event) });
+
 /**
  * Publishes every committed event, in position order, exactly once per position: it reads only
  * committed events (never publishes a rolled-back one), resumes after the later of its checkpoint
@@ -84,16 +92,12 @@ export class OutboxRelay {
     const publishOne = async (event: StoredEvent, previous: string | undefined): Promise<void> => {
       const msgId = eventMessageId(event.position);
       try {
-        await publisher.publish(subjectFor(event), toEnvelope(event), msgId, previous, envelopeJson(event));
+        await publisher.publish(subjectFor(event), messageOf(event), msgId, previous);
       } catch (error) {
         if (!(error instanceof PermanentPublishError)) throw error;
         options.onPlaceholder?.(event, error.message);
-        await publisher.publish(
-          subjectFor(event),
-          placeholderEnvelope(toEnvelope(event), error.message),
-          msgId,
-          previous,
-        );
+        const placeholder = placeholderEnvelope(toEnvelope(event), error.message);
+        await publisher.publish(subjectFor(event), eventMessageOf(placeholder), msgId, previous);
       }
     };
     // Pipelined, each message naming its predecessor: a failed publish fails all later ones of the
@@ -106,7 +110,7 @@ export class OutboxRelay {
       let last = previous;
       const publishes = batch.map((event) => {
         const msgId = eventMessageId(event.position);
-        const published = publisher.publish(subjectFor(event), toEnvelope(event), msgId, last, envelopeJson(event));
+        const published = publisher.publish(subjectFor(event), messageOf(event), msgId, last);
         last = msgId;
         return published;
       });
@@ -124,6 +128,8 @@ export class OutboxRelay {
       store,
       // This process's own appends are published as committed, without reading them back.
       committed: store.committed,
+      // What it reads is published as the database's JSON text, not decoded and encoded again.
+      jsonText: true,
       batchSize: options.batchSize ?? 500,
       pollMs: options.pollMs ?? 200,
       // A standby retries the leader lock at this pace (the loop reloads its checkpoint after a failure).

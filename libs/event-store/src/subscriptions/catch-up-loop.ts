@@ -13,6 +13,8 @@ export interface CatchUpLoopConfig {
    * cannot be vouched for, and at every `pollMs` without an append.
    */
   committed?: CommittedEvents;
+  /** Read events with their data and metadata as JSON text, parsed when first used (`ReadAllRangeOptions.jsonText`). */
+  jsonText?: boolean;
   /** Wait after a failure before reloading the checkpoint and retrying; default `pollMs`. */
   retryMs?: number;
   /** Position already handled; read at start and again after every failure. */
@@ -119,7 +121,11 @@ export class CatchUpLoop {
       }
       if (!committed.takeReadRequest()) return false;
     }
-    const events = await store.readAll({ fromPosition: this.reached, limit: batchSize });
+    const events = await store.readAll({
+      fromPosition: this.reached,
+      limit: batchSize,
+      jsonText: this.config.jsonText,
+    });
     if (events.length === 0) return false;
     const reached = events[events.length - 1]!.position;
     await this.config.handleBatch(events, reached);

@@ -1,6 +1,6 @@
 import type { StoredEvent } from '../../event-store.js';
 
-/** The JSON texts of an event's data and metadata as its append sent them to the database. */
+/** The JSON texts of an event's data and metadata as its append sent them, or as a read got them. */
 interface AppendedJson {
   data: string;
   metadata: string;

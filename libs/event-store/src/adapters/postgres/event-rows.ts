@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import type { EventMetadata, StoredEvent } from '../../event-store.js';
+import { rememberAppendedJson } from './appended-json.js';
 
 /** The `events` columns every read selects. */
 export const EVENT_COLUMNS = [
@@ -37,3 +39,47 @@ export const toStoredEvent = (row: EventRow): StoredEvent => ({
   metadata: row.metadata ?? {},
   recordedAt: row.recorded_at instanceof Date ? row.recorded_at : new Date(row.recorded_at),
 });
+
+/** The same columns with data and metadata as JSON text (`::text`: pg does not parse it). */
+export const EVENT_COLUMNS_AS_TEXT = [
+  ...EVENT_COLUMNS.filter((column) => column !== 'data' && column !== 'metadata'),
+  sql<string | null>`data::text`.as('data'),
+  sql<string | null>`metadata::text`.as('metadata'),
+];
+
+export interface EventTextRow extends Omit<EventRow, 'data' | 'metadata'> {
+  data: string | null;
+  metadata: string | null;
+}
+
+/**
+ * A stored event whose data and metadata are parsed from their JSON text only when first read;
+ * the texts are kept for `envelopeJson`. What the outbox relay reads: it publishes the texts and
+ * mostly never looks inside (an upcaster that applies reads the data, and its event is new).
+ */
+export function toStoredEventParsedLazily(row: EventTextRow): StoredEvent {
+  // SQL NULL is what toStoredEvent reads as null data and empty metadata.
+  const dataText = row.data ?? 'null';
+  const metadataText = row.metadata === null || row.metadata === 'null' ? '{}' : row.metadata;
+  let data: { value: unknown } | undefined;
+  let metadata: EventMetadata | undefined;
+  const event: StoredEvent = {
+    eventId: row.event_id,
+    streamId: row.stream_id,
+    streamVersion: Number(row.stream_version),
+    position: Number(row.position),
+    type: row.type,
+    schemaVersion: Number(row.schema_version),
+    get data(): unknown {
+      data ??= { value: JSON.parse(dataText) as unknown };
+      return data.value;
+    },
+    get metadata(): EventMetadata {
+      metadata ??= JSON.parse(metadataText) as EventMetadata;
+      return metadata;
+    },
+    recordedAt: row.recorded_at instanceof Date ? row.recorded_at : new Date(row.recorded_at),
+  };
+  rememberAppendedJson(event, dataText, metadataText);
+  return event;
+}

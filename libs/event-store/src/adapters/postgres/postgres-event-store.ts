@@ -30,7 +30,14 @@ import {
   type AppendedRow,
   type VersionCheck,
 } from './append-statement.js';
-import { EVENT_COLUMNS, toStoredEvent, type EventRow } from './event-rows.js';
+import {
+  EVENT_COLUMNS,
+  EVENT_COLUMNS_AS_TEXT,
+  toStoredEvent,
+  toStoredEventParsedLazily,
+  type EventRow,
+  type EventTextRow,
+} from './event-rows.js';
 import { EVENT_STORE_MIGRATIONS_TABLE, eventStoreMigrations } from './event-store-migrations.js';
 import { checkExpectedVersion } from './expected-version.js';
 import { migrate } from './migrate.js';
@@ -52,6 +59,11 @@ export const APPEND_LOCK_NAMESPACE = 0x5745_4654; // 'WEFT'
 export interface ReadAllRangeOptions extends ReadAllOptions {
   /** Inclusive upper bound. */
   toPosition?: number;
+  /**
+   * Data and metadata come as the database's JSON text and are parsed only when read; the text
+   * is kept for `envelopeJson` (the outbox relay publishes it without decoding and encoding again).
+   */
+  jsonText?: boolean;
 }
 
 /**
@@ -357,7 +369,8 @@ export class PostgresEventStore implements EventStore {
   async readAll(options: ReadAllRangeOptions = {}, db: Db = this.db): Promise<StoredEvent[]> {
     let query = db
       .selectFrom('events')
-      .select(EVENT_COLUMNS)
+      // The rows are typed by hand below: kysely only needs to know these are columns of events.
+      .select((options.jsonText ? EVENT_COLUMNS_AS_TEXT : EVENT_COLUMNS) as typeof EVENT_COLUMNS)
       .where('position', '>', options.fromPosition ?? 0)
       .orderBy('position');
     if (options.toPosition !== undefined) query = query.where('position', '<=', options.toPosition);
@@ -366,8 +379,9 @@ export class PostgresEventStore implements EventStore {
       query = query.where('type', 'in', options.eventTypes);
     }
     if (options.limit !== undefined) query = query.limit(options.limit);
-    const rows = (await query.execute()) as EventRow[];
-    return rows.map((row) => this.upcast(toStoredEvent(row)));
+    const rows = await query.execute();
+    if (options.jsonText) return (rows as EventTextRow[]).map((row) => this.upcast(toStoredEventParsedLazily(row)));
+    return (rows as EventRow[]).map((row) => this.upcast(toStoredEvent(row)));
   }
 
   /**
