@@ -56,4 +56,27 @@ describe('OutboxRelay with an event larger than NATS max_payload', () => {
     expect(messages[1]!.subject).toBe(js.subjectFor(committed[1]!));
     expect(placeholders.map((p) => p.event.position)).toEqual([committed[1]!.position]);
   });
+
+  test('an event whose database text is over max_payload but whose compact JSON fits is published whole', async () => {
+    const maxPayload = js.nc.info!.max_payload;
+    const stream = `execution-${randomUUID()}`;
+    // jsonb prints `[0, 0, ...]`: 3 bytes an element against 2 compact.
+    const zeros = new Array<number>(Math.floor((maxPayload * 0.8) / 2)).fill(0);
+    const metadata = { organizationId: 'org-1', processId: 'proc-1' };
+    await t.store.append(stream, [{ type: 'NodeCompleted', data: { zeros }, metadata }]);
+    const placeholders: StoredEvent[] = [];
+    // Started after the append: the relay reads the event from the table, as the database's text.
+    relay = new OutboxRelay(t.store, await js.publisher(), {
+      name: `relay-${randomUUID()}`,
+      subjectFor: (event) => js.subjectFor(event),
+      pollMs: 20,
+      onPlaceholder: (event) => placeholders.push(event),
+    });
+    relay.start();
+    await relay.waitForPosition(await t.store.headPosition());
+    const messages = await js.messages();
+    expect(placeholders).toEqual([]);
+    expect(messages).toHaveLength(1);
+    expect((messages[0]!.envelope.data as { zeros: number[] }).zeros).toHaveLength(zeros.length);
+  });
 });

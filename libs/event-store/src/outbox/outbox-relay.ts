@@ -91,10 +91,21 @@ export class OutboxRelay {
     // position gets a small placeholder that says why, and the relay goes on.
     const publishOne = async (event: StoredEvent, previous: string | undefined): Promise<void> => {
       const msgId = eventMessageId(event.position);
+      const message = messageOf(event);
       try {
-        await publisher.publish(subjectFor(event), messageOf(event), msgId, previous);
+        await publisher.publish(subjectFor(event), message, msgId, previous);
       } catch (error) {
         if (!(error instanceof PermanentPublishError)) throw error;
+        // The database's JSON text is spaced (`{"a": 1}`): encoded compactly, the event may fit.
+        const compact = JSON.stringify(toEnvelope(event));
+        if (compact.length < message.json.length) {
+          try {
+            await publisher.publish(subjectFor(event), { position: event.position, json: compact }, msgId, previous);
+            return;
+          } catch (compactError) {
+            if (!(compactError instanceof PermanentPublishError)) throw compactError;
+          }
+        }
         options.onPlaceholder?.(event, error.message);
         const placeholder = placeholderEnvelope(toEnvelope(event), error.message);
         await publisher.publish(subjectFor(event), eventMessageOf(placeholder), msgId, previous);
