@@ -55,6 +55,24 @@ describe.each(DIALECTS)('reading events with their JSON text, on %s', (dialect) 
     }
   });
 
+  it('an event with a number jsonb writes out in full (1e21, 5e-324) is published as compact JSON', async () => {
+    const streamId = `execution-${randomUUID()}`;
+    await t.store.append(streamId, [
+      { type: 'Big', data: { values: new Array(100).fill(5e-324) }, metadata: {} },
+      { type: 'Large', data: { value: 1e21 }, metadata: {} },
+      { type: 'Plain', data: { value: 1e20 }, metadata: {} },
+    ]);
+    const [plain, text] = await plainAndText(streamId);
+    expect(appendedJsonOf(text[0]!)).toBeUndefined();
+    expect(appendedJsonOf(text[1]!)).toBeUndefined();
+    expect(appendedJsonOf(text[2]!)?.data).toBe('{"value": 100000000000000000000}');
+    for (const [index, event] of text.entries()) {
+      const compact = JSON.stringify(toEnvelope(plain[index]!));
+      expect(envelopeJson(event).length).toBeLessThanOrEqual(compact.length + 20);
+      expect(JSON.parse(envelopeJson(event))).toEqual(JSON.parse(compact));
+    }
+  });
+
   it('an upcaster that applies gives a new event, published with the upcast data, not the stored text', async () => {
     const streamId = `thing-${randomUUID()}`;
     await t.store.append(streamId, [{ type: 'Renamed', data: { old: 'x' }, metadata: {} }]);

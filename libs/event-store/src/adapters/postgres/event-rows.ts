@@ -80,6 +80,12 @@ export function toStoredEventParsedLazily(row: EventTextRow): StoredEvent {
     },
     recordedAt: row.recorded_at instanceof Date ? row.recorded_at : new Date(row.recorded_at),
   };
-  rememberAppendedJson(event, dataText, metadataText);
+  // jsonb writes numbers without an exponent (1e21 as 22 digits, 5e-324 as 326 characters): such
+  // a text could be many times the compact JSON, so it is published compact, as JavaScript writes it.
+  if (!LONG_DIGIT_RUN.test(dataText) && !LONG_DIGIT_RUN.test(metadataText))
+    rememberAppendedJson(event, dataText, metadataText);
   return event;
 }
+
+/** 22 digits: the shortest number JavaScript writes with an exponent and jsonb without (1e21). */
+const LONG_DIGIT_RUN = /\d{22}/;
