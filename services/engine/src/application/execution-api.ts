@@ -181,10 +181,11 @@ export class ExecutionApi {
     try {
       triggerNodeId = chooseTriggerNode(process, rest.inputNodeId);
       this.deps.engine.graphOf(process);
+      assertStorableInput(rest.inputData);
     } catch (error) {
-      throw requires ? new CachedProcessMayBeStale() : error;
+      // Refused on the cached record: the process may have moved (a deleted one answers 404 first).
+      throw requires ? new CachedProcessMayBeStale('refused on the cached record', { cause: error }) : error;
     }
-    assertStorableInput(rest.inputData);
     const executionId = rest.executionId || timeOrderedUuid();
     const record = await this.runAndWait(
       { ...rest, executionId },

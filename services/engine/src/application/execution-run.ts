@@ -136,18 +136,44 @@ export class ExecutionRun {
 
   /** Queues the append at once, or, while blob writes are pending, once they and every earlier append are queued. */
   private append(stored: NewEvent[], expected: number | 'no_stream', blobWrites: Promise<void>[]): Promise<void> {
-    const streamId = executionStreamId(this.executionId);
-    const lazy = { lazy: true };
     if (this.held && blobWrites.length === 0) {
       this.held.commands.push(stored);
       return this.held.written.promise;
     }
+    // The run's first command, with values on their way to blob storage: its own append ends the
+    // hold, carries what the hold requires, and settles it (an empty append first would commit
+    // the requirement alone and let the start follow without it).
+    const emptyHold = this.held?.commands.length === 0 ? this.endEmptyHold() : undefined;
     // Values on their way to blob storage are written in order behind the held events.
     this.release();
+    const appended = this.appendInOrder(stored, expected, blobWrites, emptyHold?.requires);
+    if (emptyHold) {
+      appended.then(
+        () => {
+          emptyHold.written.resolve();
+          emptyHold.recorded.resolve();
+        },
+        (error: unknown) => {
+          emptyHold.written.reject(error);
+          emptyHold.recorded.reject(error);
+        },
+      );
+    }
+    return appended;
+  }
+
+  private appendInOrder(
+    stored: NewEvent[],
+    expected: number | 'no_stream',
+    blobWrites: Promise<void>[],
+    requires: readonly StreamAtVersion[] | undefined,
+  ): Promise<void> {
+    const streamId = executionStreamId(this.executionId);
+    const options = { lazy: true, requires };
     if (blobWrites.length === 0 && this.appendGate === null)
-      return this.writer.append(streamId, stored, expected, lazy);
+      return this.writer.append(streamId, stored, expected, options);
     const ready = Promise.all([this.appendGate, ...blobWrites]);
-    const appended = ready.then(() => this.writer.append(streamId, stored, expected, lazy));
+    const appended = ready.then(() => this.writer.append(streamId, stored, expected, options));
     // Reactions run in order: the next append is queued after this one (a failure fails it too).
     const gate: Promise<void> = ready.then(() => undefined);
     gate.catch(() => undefined);
@@ -218,6 +244,14 @@ export class ExecutionRun {
     clearTimeout(held.timer);
     held.written.resolve();
     held.recorded.resolve();
+  }
+
+  /** Ends a hold that holds nothing yet, without an append: the caller's append settles it. */
+  private endEmptyHold(): HeldEvents {
+    const held = this.held as HeldEvents;
+    this.held = null;
+    clearTimeout(held.timer);
+    return held;
   }
 
   /** Hands the held events to the writer as one append (lazily when the hold ran out). */
