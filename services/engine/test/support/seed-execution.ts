@@ -5,8 +5,10 @@ import { snapshotOf } from '../../src/domain/graph/execution-graph.js';
 
 /**
  * Writes an execution's events as an engine that then died would have: through the engine's own
- * commit (events, read models, a lease that lapses at once unless `leaseMs` says otherwise), so
- * engines find it orphaned.
+ * commit (events, read models, a lease already lapsed unless `leaseMs` says otherwise), so
+ * engines find it orphaned. Lapsed by a second, not a millisecond: a lease is lapsed when it
+ * expires before the claim's transaction starts, and on a fast machine a claim sent right after
+ * the seed starts within the millisecond (orphan-takeover-bulk missed one of 250).
  */
 export async function seedExecution(
   store: PostgresEventStore,
@@ -37,7 +39,7 @@ export async function seedExecution(
   const metadata = { organizationId: process.organization_id, processId: process.id, correlationId: executionId };
   const commit = postgresExecutionCommit(store, {
     owner: overrides.owner ?? 'engine-that-died',
-    leaseMs: overrides.leaseMs ?? 1,
+    leaseMs: overrides.leaseMs ?? -1000,
   });
   await commit([
     {
