@@ -136,7 +136,10 @@ export class ExecutionApi {
     // Refused here, not by the queue's consumer: the caller would otherwise wait for nothing.
     collectViolations(errors, () => this.deps.engine.graphOf(process), undefined);
     collectViolations(errors, () => assertStorableInput(call.body), undefined);
-    if (errors.length > 0) throw requires ? new CachedProcessMayBeStale() : badRequest('invalid test request', errors);
+    if (errors.length > 0)
+      throw requires
+        ? new CachedProcessMayBeStale('refused on the cached record')
+        : badRequest('invalid test request', errors);
     const request: ExecutionRequest = {
       executionId: timeOrderedUuid(),
       processId: process.id,
