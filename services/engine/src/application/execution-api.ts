@@ -60,8 +60,9 @@ export interface ExecutionApiDeps {
 class CachedProcessMayBeStale extends Error {}
 
 /** The process's catalog stream at the revision the record is of. */
-const requiredRevision = (process: ProcessRecord | undefined): StreamAtVersion[] | undefined =>
-  process && [{ streamId: processStreamId(process.id), version: process.revision }];
+const requiredRevision = (process: ProcessRecord): StreamAtVersion[] => [
+  { streamId: processStreamId(process.id), version: process.revision },
+];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** `2026-11-21`, `2026-11-21T12:00`, `2026-11-21T12:00:00.5Z`, `…+01:00`; `new Date` alone takes `1` too. */
