@@ -2,7 +2,7 @@ export * from './bus.js';
 export { JsonText } from './json-text.js';
 export { HEADER, messageContext, outgoingHeaders } from './message-headers.js';
 export { DEFAULT_ACK_WAIT_MS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_RETRY_DELAY_MS } from './bus-defaults.js';
-export { subjectMatches } from './subject-pattern.js';
+export { subjectMatcher, subjectMatches } from './subject-pattern.js';
 export { NatsBus, type NatsBusOptions } from './adapters/nats/nats-bus.js';
 export type { NatsSecurity } from './adapters/nats/nats-connect-options.js';
 export {

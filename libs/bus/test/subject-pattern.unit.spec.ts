@@ -1,4 +1,4 @@
-import { subjectMatches } from '../src/index.js';
+import { subjectMatcher, subjectMatches } from '../src/index.js';
 
 describe('subjectMatches (NATS wildcard rules for the in-memory bus)', () => {
   it.each([
@@ -13,7 +13,15 @@ describe('subjectMatches (NATS wildcard rules for the in-memory bus)', () => {
     ['weft.events.>', 'weft.events.execution.*.*', true],
     ['weft.events.execution.org.p.Started', 'weft.events.execution.*.p.Started', false],
     ['weft.events.*', 'weft.events.>', false],
+    ['weft.events.process.>', 'weft.events.process.org.p.ProcessCreated', true],
+    ['weft.events.process.>', 'weft.events.processes.org.p.ProcessCreated', false],
+    ['weft.events.process.>', 'weft.events.process', false],
+    ['weft.events.process.>', 'weft.events.process.', true],
+    ['weft.*.process.>', 'weft.events.process.org', true],
+    ['weft.*.process.>', 'weft.events.execution.org', false],
   ])('%s matches %s: %s', (pattern, subject, expected) => {
     expect(subjectMatches(pattern, subject)).toBe(expected);
+    // The prepared matcher answers exactly as the function, whatever shortcut it takes.
+    expect(subjectMatcher(pattern)(subject)).toBe(expected);
   });
 });

@@ -32,6 +32,22 @@ describe('initTelemetry from OTEL_* variables', () => {
     await telemetry.shutdown();
   });
 
+  it('untracedWithoutTrace: outside a trace starts none; inside one, carries it on', async () => {
+    const telemetry = initTelemetry('off-untraced-test');
+    const untraced = () => ({ traceId: currentTraceId(), headers: injectTraceHeaders() });
+    await expect(withSpan('publish', {}, untraced, { untracedWithoutTrace: true })).resolves.toEqual({
+      traceId: undefined,
+      headers: {},
+    });
+    const inTrace = await withSpan('request', {}, async () => ({
+      outer: currentTraceId(),
+      inner: await withSpan('publish', {}, untraced, { untracedWithoutTrace: true }),
+    }));
+    expect(inTrace.inner.traceId).toBe(inTrace.outer);
+    expect(inTrace.inner.headers.traceparent).toContain(inTrace.outer);
+    await telemetry.shutdown();
+  });
+
   it('starts the SDK when OTEL_TRACES_EXPORTER is set', async () => {
     process.env.OTEL_TRACES_EXPORTER = 'none';
     const telemetry = initTelemetry('exporter-chosen-test');

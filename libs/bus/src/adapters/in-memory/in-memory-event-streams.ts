@@ -2,7 +2,7 @@ import { extractTraceContext, withSpan, type Logger } from '@weft/observability'
 import type { EventStreamSpec, PublishedEvent, PublishOptions, Subscription } from '../../bus.js';
 import { DEFAULT_RETRY_DELAY_MS, retryDelayMs } from '../../bus-defaults.js';
 import { outgoingHeaders } from '../../message-headers.js';
-import { subjectMatches } from '../../subject-pattern.js';
+import { subjectMatcher } from '../../subject-pattern.js';
 import type { InMemoryTimers } from './in-memory-timers.js';
 
 /**
@@ -19,6 +19,7 @@ interface StoredEvent extends Omit<PublishedEvent, 'payload'> {
 interface EventStream {
   name: string;
   wildcard: string;
+  matches: (subject: string) => boolean;
   /**
    * The newest `maxMessages` events are `events[head..]`; `events[head]` is the one at index
    * `base`. Discarded slots are emptied at once but leave the array only a window's worth at a
@@ -40,6 +41,7 @@ const endOf = (stream: EventStream): number => stream.base + stream.events.lengt
 interface Durable {
   stream: EventStream;
   filter: string;
+  matches: (subject: string) => boolean;
   /** Index of the next stored event this durable has not acked. */
   cursor: number;
   deliveryCount: number;
@@ -65,6 +67,7 @@ export class InMemoryEventStreams {
       this.streams.set(spec.stream, {
         name: spec.stream,
         wildcard: spec.wildcard,
+        matches: subjectMatcher(spec.wildcard),
         events: [],
         head: 0,
         base: 0,
@@ -91,7 +94,8 @@ export class InMemoryEventStreams {
         stream.events.push({ subject, body, headers: outgoingHeaders(options), sequence });
         this.discardOld(stream);
       },
-      { kind: 'producer' },
+      // Outside a trace (the outbox relay's loop) a new one would carry only a random id.
+      { kind: 'producer', untracedWithoutTrace: true },
     );
     for (const durable of this.durables.values()) if (durable.stream === stream) this.pump(durable);
   }
@@ -102,6 +106,7 @@ export class InMemoryEventStreams {
     const durable: Durable = this.durables.get(key) ?? {
       stream,
       filter,
+      matches: subjectMatcher(filter),
       cursor: 0,
       deliveryCount: 0,
       subscribers: [],
@@ -142,7 +147,7 @@ export class InMemoryEventStreams {
   }
 
   private streamFor(subject: string): EventStream {
-    for (const stream of this.streams.values()) if (subjectMatches(stream.wildcard, subject)) return stream;
+    for (const stream of this.streams.values()) if (stream.matches(subject)) return stream;
     throw new Error(`no stream stores ${subject}; call ensureEventStream first`);
   }
 
@@ -163,7 +168,7 @@ export class InMemoryEventStreams {
       // Events discarded by the retention limit are gone, as on JetStream.
       durable.cursor = Math.max(durable.cursor, durable.stream.base);
       const event = durable.stream.events[durable.stream.head + durable.cursor - durable.stream.base];
-      if (!event || !subjectMatches(durable.filter, event.subject)) {
+      if (!event || !durable.matches(event.subject)) {
         durable.cursor += 1;
         continue;
       }
