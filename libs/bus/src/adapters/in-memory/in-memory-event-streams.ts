@@ -97,7 +97,14 @@ export class InMemoryEventStreams {
       // Outside a trace (the outbox relay's loop) a new one would carry only a random id.
       { kind: 'producer', untracedWithoutTrace: true },
     );
-    for (const durable of this.durables.values()) if (durable.stream === stream) this.pump(durable);
+    for (const durable of this.durables.values()) {
+      if (durable.stream !== stream) continue;
+      // A durable idle at the event before this one, which its filter does not take, only moves
+      // past it: embedded, every run's events pass a durable that wants process events alone.
+      const idle = !durable.delivering && !durable.retryScheduled;
+      if (idle && durable.cursor === endOf(stream) - 1 && !durable.matches(subject)) durable.cursor += 1;
+      else this.pump(durable);
+    }
   }
 
   subscribe(filter: string, durableName: string, handler: (event: PublishedEvent) => Promise<void>): Subscription {
