@@ -4,7 +4,8 @@
  * through the gateway's HTTP API, the process catalog in the loop, at concurrency 1, 10 and 50 with
  * keep-alive connections (wrk, else autocannon: http-load.ts), embedded and distributed Weft started
  * from the built dist (bench-deployment.ts), after the process has a stored history of 100,000
- * executions (seed-history.ts). Prints requests/s, p50/p99/max latency, errors (answers that are
+ * executions (seed-history.ts) and an untimed warm-up under load (3 s at c=10, as the Node-RED peer
+ * gets it). Prints requests/s, p50/p99/max latency, errors (answers that are
  * not 200 with a completed execution) and the RSS of every Weft process; asserts nothing.
  * `--peer node-red` runs Node-RED 5 with the equivalent flow in the same run, with the same load
  * tool, and prints the ratio. `--internals` then runs the in-process engine benchmark
@@ -25,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { ms, printTable } from '@weft/engine/bench';
 import { startBenchDeployment, type BenchDeployment, type BenchMode } from './bench-deployment.js';
 import { executionStatsOverHttp, type StatsLatency } from './execution-stats-over-http.js';
-import { chooseLoadTool, runHttpLoad, type LoadLevel } from './http-load.js';
+import { chooseLoadTool, runHttpLoad, WARM_UP_LOAD, type LoadLevel } from './http-load.js';
 import { nodeRedScript, runNodeRedPeer, type PeerResult } from './node-red-peer.js';
 import { seedHistory } from './seed-history.js';
 import { benchClient, fiveNodeGraph, type BenchCall } from './webhook-bench-process.js';
@@ -129,6 +130,12 @@ async function benchMode(mode: BenchMode, tool: 'wrk' | 'autocannon'): Promise<M
     console.log(`[${mode}] ${history}`);
     const url = `${weft.baseUrl}/api/v1/processes/test/${processId}`;
     if (args.includes('--hold')) await holdUntilInterrupted(url, key);
+    // Steady state, as the Node-RED peer gets it: the same load, untimed, before the levels (200
+    // calls leave the engines' code partly unoptimized: the c=1 level measured the JIT warming up).
+    const warm = runHttpLoad(tool, url, ['x-api-key', key], WARM_UP_LOAD.concurrency, WARM_UP_LOAD.seconds);
+    console.log(
+      `[${mode}] warm-up under load: ${warm.requests} requests at c=${warm.concurrency}, ${warm.errors} errors`,
+    );
     const levels: ModeResult['levels'] = [];
     const loadBefore = loadavg()[0]?.toFixed(1);
     for (const concurrency of CONCURRENCY) {

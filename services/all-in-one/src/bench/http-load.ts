@@ -26,6 +26,9 @@ export interface LoadLevel {
 }
 
 const PEERS_DIR = process.env.PEERS_DIR ?? '/tmp/peers';
+
+/** Untimed load before the levels, the same for Weft and the Node-RED peer (its script's WARMUP, at c=10). */
+export const WARM_UP_LOAD = { concurrency: 10, seconds: 3 } as const;
 const AUTOCANNON_DIR = join(PEERS_DIR, 'tools');
 
 const onPath = (command: string): boolean => spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { freePort } from '@weft/test-support';
-import type { LoadLevel, LoadTool } from './http-load.js';
+import { WARM_UP_LOAD, type LoadLevel, type LoadTool } from './http-load.js';
 
 /**
  * The peer of the engine benchmark: Node-RED running the same five-node flow (http in -> switch
@@ -65,7 +65,7 @@ export async function runNodeRedPeer(
       NODERED_VERSION,
       CONCS: concurrencies.join(' '),
       DURATION: String(seconds),
-      WARMUP: '3',
+      WARMUP: String(WARM_UP_LOAD.seconds),
       NODERED_BENCH_PORT: String(await freePort()),
       LOADGEN: tool,
       // wrk's raw output on stderr: its max latency is not in the summary line.
