@@ -21,32 +21,30 @@ export function timeOrderedUuid(now = Date.now()): string {
   }
   const high = Math.floor(lastMillis / 0x10000); // the first 32 of the 48 bits
   const low = lastMillis % 0x10000;
-  return (
-    HEX[(high >>> 24) & 0xff]! +
-    HEX[(high >>> 16) & 0xff]! +
-    HEX[(high >>> 8) & 0xff]! +
-    HEX[high & 0xff]! +
-    '-' +
-    HEX[low >>> 8]! +
-    HEX[low & 0xff]! +
-    '-' +
-    HEX[0x70 | (counter >>> 8)]! +
-    HEX[counter & 0xff]! +
-    '-' +
-    // Variant 10 in the top bits of the first random byte.
-    HEX[0x80 | (randomByte() & 0x3f)]! +
-    HEX[randomByte()]! +
-    '-' +
-    HEX[randomByte()]! +
-    HEX[randomByte()]! +
-    HEX[randomByte()]! +
-    HEX[randomByte()]! +
-    HEX[randomByte()]! +
-    HEX[randomByte()]!
-  );
+  writeHex(0, high >>> 24);
+  writeHex(2, (high >>> 16) & 0xff);
+  writeHex(4, (high >>> 8) & 0xff);
+  writeHex(6, high & 0xff);
+  writeHex(9, low >>> 8);
+  writeHex(11, low & 0xff);
+  writeHex(14, 0x70 | (counter >>> 8));
+  writeHex(16, counter & 0xff);
+  // Variant 10 in the top bits of the first random byte.
+  writeHex(19, 0x80 | (randomByte() & 0x3f));
+  writeHex(21, randomByte());
+  for (let at = 24; at < 36; at += 2) writeHex(at, randomByte());
+  // One flat string of 36 characters; concatenating 21 pieces made a rope of 20 (600 bytes per id).
+  return text.toString('latin1', 0, 36);
 }
 
-const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+/** The id's characters as they are written: the dashes stay, the hex digits are overwritten. */
+const text = Buffer.from('00000000-0000-0000-0000-000000000000', 'latin1');
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
+
+function writeHex(at: number, byte: number): void {
+  text[at] = HEX_DIGITS[byte >>> 4]!;
+  text[at + 1] = HEX_DIGITS[byte & 0xf]!;
+}
 
 let lastMillis = 0;
 let counter = 0;
