@@ -150,6 +150,9 @@ export class OutboxRelay {
       },
       loadCheckpoint: async () => {
         if (!(await lock.tryAcquire())) throw new StandingByError();
+        // Only the leader reads the table, so only it follows other processes' appends: every
+        // listening connection is woken by every commit (distributed, one per service).
+        await this.store.listenForAppends();
         const [saved, published] = await Promise.all([
           loadCheckpoint(store.db, 'subscription_checkpoints', name),
           publisher.lastPublishedPosition(),
@@ -196,7 +199,6 @@ export class OutboxRelay {
   start(): void {
     if (this.started) return;
     this.started = true;
-    void this.store.listenForAppends();
     this.loop.start();
   }
 

@@ -419,11 +419,13 @@ export class PostgresEventStore implements EventStore {
   }
 
   /**
-   * Starts following NOTIFY from other processes, once (PostgreSQL only). Resolves when listening;
-   * a failed LISTEN only costs latency, since the loops still poll.
+   * Starts following NOTIFY from other processes, once (PostgreSQL only, and not when this process
+   * is the database's only writer: every append then wakes the loops from here, and the connection
+   * would only hear its own commits). Resolves when listening; a failed LISTEN only costs latency,
+   * since the loops still poll.
    */
   async listenForAppends(): Promise<void> {
-    if (this.database.dialect !== 'postgres') return;
+    if (this.database.dialect !== 'postgres' || this.database.onlyWriter === true) return;
     this.unlisten ??= this.database
       // The echo of an append made here is skipped: it would only cost every loop another empty read.
       .listen(this.notifyChannel, (payload) => payload !== this.notifier && this.outcomeUnknown())
