@@ -34,8 +34,8 @@ export function uninstallTraceFallback(): void {
 }
 
 /**
- * Random bytes drawn 4 KiB at a time: every bus message and relayed event outside a request starts
- * a trace root, and a randomBytes call for each id showed in the all-in-one's profile (3% at c=50).
+ * Random bytes drawn 4 KiB at a time: a bus message handled outside a request starts a trace root,
+ * and a randomBytes call for each id showed in the all-in-one's profile (3% at c=50).
  */
 const randomPool = Buffer.alloc(4096);
 let randomOffset = randomPool.length;

@@ -93,12 +93,21 @@ export function injectTraceHeaders(headers: Record<string, string> = {}, from: C
   return headers;
 }
 
-/** The context a sender propagated in `headers`; pass it as `parent` to withSpan to continue its trace. */
-export function extractTraceContext(headers: Record<string, string | undefined>): Context {
-  return propagation.extract(context.active(), headers, {
+/**
+ * The context a sender propagated in `headers`; pass it as `parent` to withSpan to continue its
+ * trace. Without a `traceparent` it is `base`: the active context unless told otherwise (a
+ * consumer whose delivery loop runs in whatever context started it passes `ROOT_CONTEXT`, so an
+ * untraced message starts a trace of its own instead of joining that one).
+ */
+export function extractTraceContext(
+  headers: Record<string, string | undefined>,
+  base: Context = context.active(),
+): Context {
+  return propagation.extract(base, headers, {
     get: (carrier, key) => carrier[key] ?? carrier[key.toLowerCase()],
     keys: (carrier) => Object.keys(carrier),
   });
 }
 
+export { ROOT_CONTEXT } from '@opentelemetry/api';
 export type { Attributes, Context, Span };

@@ -125,17 +125,25 @@ async function benchMode(mode: BenchMode, tool: 'wrk' | 'autocannon'): Promise<M
     await warmUp(call, processId, WARM_UP);
     const seedStart = performance.now();
     const added = await seedHistory(weft.databaseUrl, processId, STORED);
-    const page = await json(call, 'GET', `/api/v1/processes/executions/${processId}?pageSize=1`, undefined, 200);
-    const history = `${Number(page.total).toLocaleString('en-US')} stored executions before the load (${added.toLocaleString('en-US')} copied in ${((performance.now() - seedStart) / 1000).toFixed(0)} s)`;
-    console.log(`[${mode}] ${history}`);
+    const seeded = `${added.toLocaleString('en-US')} copied in ${((performance.now() - seedStart) / 1000).toFixed(0)} s`;
+    const storedNow = async () => {
+      const page = await json(call, 'GET', `/api/v1/processes/executions/${processId}?pageSize=1`, undefined, 200);
+      return Number(page.total).toLocaleString('en-US');
+    };
     const url = `${weft.baseUrl}/api/v1/processes/test/${processId}`;
-    if (args.includes('--hold')) await holdUntilInterrupted(url, key);
+    if (args.includes('--hold')) {
+      console.log(`[${mode}] ${await storedNow()} stored executions (${seeded})`);
+      await holdUntilInterrupted(url, key);
+    }
     // Steady state, as the Node-RED peer gets it: the same load, untimed, before the levels (200
     // calls leave the engines' code partly unoptimized: the c=1 level measured the JIT warming up).
     const warm = runHttpLoad(tool, url, ['x-api-key', key], WARM_UP_LOAD.concurrency, WARM_UP_LOAD.seconds);
     console.log(
       `[${mode}] warm-up under load: ${warm.requests} requests at c=${warm.concurrency}, ${warm.errors} errors`,
     );
+    // Counted after the warm-up, whose runs are part of the history the levels start with.
+    const history = `${await storedNow()} stored executions before the load (${seeded}, then the warm-up)`;
+    console.log(`[${mode}] ${history}`);
     const levels: ModeResult['levels'] = [];
     const loadBefore = loadavg()[0]?.toFixed(1);
     for (const concurrency of CONCURRENCY) {

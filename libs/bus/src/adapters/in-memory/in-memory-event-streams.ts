@@ -1,4 +1,4 @@
-import { extractTraceContext, withSpan, type Logger } from '@weft/observability';
+import { extractTraceContext, ROOT_CONTEXT, withSpan, type Logger } from '@weft/observability';
 import type { EventStreamSpec, PublishedEvent, PublishOptions, Subscription } from '../../bus.js';
 import { DEFAULT_RETRY_DELAY_MS, retryDelayMs } from '../../bus-defaults.js';
 import { outgoingHeaders } from '../../message-headers.js';
@@ -79,6 +79,8 @@ export class InMemoryEventStreams {
 
   async publish(subject: string, payload: unknown, options: PublishOptions): Promise<void> {
     const stream = this.streamFor(subject);
+    /** Where this publish stored its event; undefined for a duplicate, which stores nothing. */
+    let storedAt: number | undefined;
     await withSpan(
       `publish ${subject}`,
       { 'messaging.system': 'in-memory', 'messaging.destination.name': subject },
@@ -91,6 +93,7 @@ export class InMemoryEventStreams {
         // JSON.stringify answers undefined for undefined (a message without a body).
         const json: string | undefined = options.json ?? JSON.stringify(payload);
         const body = json === undefined ? undefined : Buffer.from(json);
+        storedAt = endOf(stream);
         stream.events.push({ subject, body, headers: outgoingHeaders(options), sequence });
         this.discardOld(stream);
       },
@@ -99,10 +102,13 @@ export class InMemoryEventStreams {
     );
     for (const durable of this.durables.values()) {
       if (durable.stream !== stream) continue;
-      // A durable idle at the event before this one, which its filter does not take, only moves
-      // past it: embedded, every run's events pass a durable that wants process events alone.
+      // A durable idle at this publish's event, still the newest, which its filter does not take,
+      // only moves past it: embedded, every run's events pass a durable that wants process events
+      // alone. Anything else (a duplicate stored nothing; a later publish stored after it while
+      // the span's callbacks ran) gets a delivery round, which looks at every event itself.
       const idle = !durable.delivering && !durable.retryScheduled;
-      if (idle && durable.cursor === endOf(stream) - 1 && !durable.matches(subject)) durable.cursor += 1;
+      const atThisEvent = storedAt !== undefined && durable.cursor === storedAt && storedAt === endOf(stream) - 1;
+      if (idle && atThisEvent && !durable.matches(subject)) durable.cursor += 1;
       else this.pump(durable);
     }
   }
@@ -193,7 +199,9 @@ export class InMemoryEventStreams {
               headers: { ...event.headers },
               sequence: event.sequence,
             }),
-          { kind: 'consumer', parent: extractTraceContext(event.headers) },
+          // An event published outside a trace (the relay's) must not join the trace of whatever
+          // publish started this delivery loop: without a traceparent, its handler starts its own.
+          { kind: 'consumer', parent: extractTraceContext(event.headers, ROOT_CONTEXT) },
         );
         durable.cursor += 1;
         durable.deliveryCount = 0;
