@@ -77,6 +77,31 @@ describe('who listens for appends (PostgreSQL)', () => {
     expect(await listening()).toBe(2);
   });
 
+  it('a lost listening connection is taken up again, and what came meanwhile is read', async () => {
+    const appender = await otherStore();
+    const relay = new OutboxRelay(t.store, await js.publisher(), {
+      name: `relay-${randomUUID()}`,
+      subjectFor: js.subjectFor,
+      pollMs: 60_000,
+    });
+    closers.push(() => relay.stop());
+    relay.start();
+    while ((await listening()) === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    // The listening backend dies (a restarted server, an administrator's pg_terminate_backend).
+    await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = ${`LISTEN "${t.store.notifyChannel}"`}`.execute(
+      t.store.db,
+    );
+    const { events: meanwhile } = await appender.append(`execution-${randomUUID()}`, events(1));
+    // Read on the loss, without the minute's poll.
+    await relay.waitForPosition(meanwhile[0]!.position);
+    // Listening again within a few seconds, and the other process's appends are heard at once.
+    for (let wait = 0; wait < 100 && (await listening()) === 0; wait++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await listening()).toBe(1);
+    const { events: after } = await appender.append(`execution-${randomUUID()}`, events(2));
+    await relay.waitForPosition(after[1]!.position);
+  });
+
   it('the only writer of its database never listens: its own appends wake its loops', async () => {
     const only = await otherStore(true);
     const relay = new OutboxRelay(only, await js.publisher(), {

@@ -151,8 +151,11 @@ export class OutboxRelay {
       loadCheckpoint: async () => {
         if (!(await lock.tryAcquire())) throw new StandingByError();
         // Only the leader reads the table, so only it follows other processes' appends: every
-        // listening connection is woken by every commit (distributed, one per service).
-        await this.store.listenForAppends();
+        // listening connection is woken by every commit (distributed, one per service). Not
+        // awaited: the first read comes after the lock anyway, and once listening the store asks
+        // for one more read, so nothing committed in between waits for a poll; a connection that
+        // is slow to open must not keep the leader from publishing.
+        void this.store.listenForAppends();
         const [saved, published] = await Promise.all([
           loadCheckpoint(store.db, 'subscription_checkpoints', name),
           publisher.lastPublishedPosition(),

@@ -8,8 +8,8 @@ const DEFAULT_MAX_PROCESSES = 10_000;
  * database only this process's store appends to (embedded Weft): every commit of that store is
  * heard (`observe`), so after one read a process's revision is known without asking the database
  * before each run. Exact only with a single writer: the store reports appends whose outcome it
- * cannot know, and other processes' appends it hears of, as `undefined`, which forgets everything
- * (the next run of each process reads again). With several writers (distributed Weft) a commit
+ * cannot know as `undefined`, which forgets everything (the next run of each process reads
+ * again); it does not listen for other processes' appends on such a database, since there are none. With several writers (distributed Weft) a commit
  * elsewhere is heard only later, so each run reads (`processRevisions`).
  */
 export class KnownProcessRevisions {

@@ -18,9 +18,10 @@ export interface Database {
   /**
    * Calls `onNotify` with the payload of every NOTIFY of `channel` from any process (real
    * PostgreSQL only; PGlite has one process, where in-process wake-ups suffice). Resolves to an
-   * unlisten function.
+   * unlisten function. `onLost` is called once if the listening connection fails or ends before
+   * that (a restarted server, a terminated backend): nothing is heard any more.
    */
-  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  listen(channel: string, onNotify: (payload: string) => void, onLost?: () => void): Promise<() => Promise<void>>;
   /** One pool connection held for a caller's session state (a leader lock); PostgreSQL only. */
   pinSession?(): Promise<PinnedSession>;
   /**
@@ -176,17 +177,36 @@ async function openPostgres(
     db,
     dialect: 'postgres',
     schema,
-    async listen(channel, onNotify) {
+    async listen(channel, onNotify, onLost) {
       const client = await pool.connect();
       listeners.push(client);
       client.on('notification', (message) => {
         if (message.channel === channel) onNotify(message.payload ?? '');
       });
-      await client.query(`LISTEN "${channel}"`);
-      return async () => {
+      const drop = (): boolean => {
         const index = listeners.indexOf(client);
-        if (index === -1) return;
+        if (index === -1) return false;
         listeners.splice(index, 1);
+        return true;
+      };
+      const lost = (): void => {
+        if (!drop()) return;
+        client.release(true);
+        onLost?.();
+      };
+      client.once('error', lost);
+      client.once('end', lost);
+      try {
+        await client.query(`LISTEN "${channel}"`);
+      } catch (error) {
+        // The connection goes back destroyed, not kept out of the pool for nothing.
+        if (drop()) client.release(true);
+        throw error;
+      }
+      return async () => {
+        if (!drop()) return;
+        client.off('error', lost);
+        client.off('end', lost);
         await client.query(`UNLISTEN "${channel}"`).catch(() => undefined);
         client.release();
       };

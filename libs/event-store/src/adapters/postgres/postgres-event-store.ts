@@ -56,6 +56,9 @@ const APPEND_LOCK_SETTING = 'weft.append_lock';
 /** First key of every advisory lock the store takes; the second is the events table's oid. */
 export const APPEND_LOCK_NAMESPACE = 0x5745_4654; // 'WEFT'
 
+/** How soon a lost or refused LISTEN is tried again. */
+const RELISTEN_MS = 1000;
+
 export interface ReadAllRangeOptions extends ReadAllOptions {
   /** Inclusive upper bound. */
   toPosition?: number;
@@ -88,6 +91,7 @@ export class PostgresEventStore implements EventStore {
   private readonly upcasters: Upcasters = {};
   private readonly subscriptions = new Set<SubscriptionHandle>();
   private unlisten: Promise<() => Promise<void>> | undefined;
+  private closed = false;
   private readonly commitListeners = new Set<CommitListener>();
 
   private constructor(
@@ -117,7 +121,8 @@ export class PostgresEventStore implements EventStore {
   /**
    * `listener` hears of every append this store commits (its events, in position order, once
    * committed) and, with `undefined`, of every append it cannot tell the outcome of (a failure at
-   * or after COMMIT) and of another process's append (its NOTIFY). Answers how to stop listening.
+   * or after COMMIT) and of another process's append (its NOTIFY, heard while the store listens:
+   * see `listenForAppends`). Answers how to stop listening.
    */
   onCommit(listener: CommitListener): () => void {
     this.commitListeners.add(listener);
@@ -426,18 +431,43 @@ export class PostgresEventStore implements EventStore {
    */
   async listenForAppends(): Promise<void> {
     if (this.database.dialect !== 'postgres' || this.database.onlyWriter === true) return;
-    this.unlisten ??= this.database
-      // The echo of an append made here is skipped: it would only cost every loop another empty read.
-      .listen(this.notifyChannel, (payload) => payload !== this.notifier && this.outcomeUnknown())
-      .then((unlisten) => {
-        // Appends between a loop's last read and this moment sent no NOTIFY we heard: re-read once.
-        this.outcomeUnknown();
-        return unlisten;
-      });
+    if (this.unlisten)
+      return this.unlisten.then(
+        () => undefined,
+        () => undefined,
+      );
+    const listening = this.database
+      .listen(
+        this.notifyChannel,
+        // The echo of an append made here is skipped: it would only cost every loop another empty read.
+        (payload) => payload !== this.notifier && this.outcomeUnknown(),
+        // The connection failed or ended: what came meanwhile is read at once, and listening is
+        // taken up again (a second later, and again after each failure) until the store closes.
+        () => this.listeningLost(listening),
+      )
+      .then(
+        (unlisten) => {
+          // Appends between a loop's last read and this moment sent no NOTIFY we heard: re-read once.
+          this.outcomeUnknown();
+          return unlisten;
+        },
+        (error: unknown) => {
+          this.listeningLost(listening);
+          throw error;
+        },
+      );
+    this.unlisten = listening;
     await this.unlisten.then(
       () => undefined,
       () => undefined,
     );
+  }
+
+  private listeningLost(lost: Promise<unknown>): void {
+    if (this.unlisten !== lost) return;
+    this.unlisten = undefined;
+    this.outcomeUnknown();
+    if (!this.closed) setTimeout(() => !this.closed && void this.listenForAppends(), RELISTEN_MS).unref();
   }
 
   /**
@@ -452,6 +482,7 @@ export class PostgresEventStore implements EventStore {
 
   /** Stops every subscription started here and the NOTIFY listener; the database stays open. */
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.all([...this.subscriptions].map((handle) => handle.stop()));
     this.subscriptions.clear();
     const unlisten = this.unlisten;
