@@ -430,7 +430,7 @@ export class PostgresEventStore implements EventStore {
    * since the loops still poll.
    */
   async listenForAppends(): Promise<void> {
-    if (this.database.dialect !== 'postgres' || this.database.onlyWriter === true) return;
+    if (this.database.dialect !== 'postgres' || this.database.onlyWriter === true || this.closed) return;
     if (this.unlisten)
       return this.unlisten.then(
         () => undefined,
