@@ -63,6 +63,8 @@ export function toStoredEventParsedLazily(row: EventTextRow): StoredEvent {
   const metadataText = row.metadata === null || row.metadata === 'null' ? '{}' : row.metadata;
   let data: { value: unknown } | undefined;
   let metadata: EventMetadata | undefined;
+  // The columns as toStoredEvent maps them, written out again: spreading a shared mapping would
+  // cost the relay a second object per event, and data and metadata must stay getters.
   const event: StoredEvent = {
     eventId: row.event_id,
     streamId: row.stream_id,
