@@ -9,7 +9,9 @@ export { createTestDatabase, type TestDatabase } from './test-database.js';
 export { namespacedBus } from './namespaced-bus.js';
 export {
   startWeftProcesses,
-  WEFT_NODE_FLAGS,
+  WEFT_EMBEDDED_NODE_FLAGS,
+  WEFT_SERVICE_NODE_FLAGS,
+  nodeFlagsOf,
   weftServes,
   WEFT_MAINS,
   WEFT_SERVICE_NATS_USERS,

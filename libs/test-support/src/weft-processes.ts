@@ -100,17 +100,24 @@ const exited = (child: ChildProcess): Promise<void> =>
 
 /**
  * V8 flags of every Weft process, as its start scripts (package.json), the image's command
- * (Dockerfile) and docker-compose.yml pass them (docs/performance.md, twelfth session, has the
- * measurements; NODE_OPTIONS refuses the second):
- * - `--max-semi-space-size=16`: Node 24 sizes the young generation at 64 MiB per semi-space on a
- *   machine with this much memory, 128 MiB reserved that the load fills; at 16 the c=50 load ran
- *   as fast and the embedded process stayed 80-170 MiB smaller.
+ * (Dockerfile) and docker-compose.yml pass them (docs/performance.md, twelfth and seventeenth
+ * sessions, has the measurements; NODE_OPTIONS refuses the second):
+ * - `--max-semi-space-size`: Node 24 sizes the young generation at 64 MiB per semi-space on a
+ *   machine with this much memory, 128 MiB reserved that the load fills. A service of a
+ *   distributed Weft takes 16: it ran as fast, with 80-170 MiB less. The embedded process, which
+ *   allocates for every service at once, takes 32: half as many young collections as at 16, 6%
+ *   less CPU and 7% more requests/s at c=50, for about 35 MiB more.
  * - `--heap-growing-percent=60`: after a full collection the old generation may grow to 1.6 times
  *   what survived it, where V8 otherwise lets a fast-collecting heap grow up to four times; under
  *   load the old generation filled with promoted garbage (RSS 490 MiB after a minute at c=50,
  *   300 MiB with the flag, at the same throughput; the collector's threads work more).
  */
-export const WEFT_NODE_FLAGS = ['--max-semi-space-size=16', '--heap-growing-percent=60'] as const;
+export const WEFT_SERVICE_NODE_FLAGS = ['--max-semi-space-size=16', '--heap-growing-percent=60'] as const;
+export const WEFT_EMBEDDED_NODE_FLAGS = ['--max-semi-space-size=32', '--heap-growing-percent=60'] as const;
+
+/** The flags a Weft process starts with: the embedded process's, or a service's. */
+export const nodeFlagsOf = (service: WeftService): readonly string[] =>
+  service === 'weft' ? WEFT_EMBEDDED_NODE_FLAGS : WEFT_SERVICE_NODE_FLAGS;
 
 /** Starts Weft and resolves once the gateway, the catalog and an engine answer over HTTP. */
 export async function startWeftProcesses(options: WeftProcessesOptions): Promise<WeftProcesses> {
@@ -129,7 +136,7 @@ export async function startWeftProcesses(options: WeftProcessesOptions): Promise
     const nats = service === 'weft' || !options.natsEnvFor ? {} : options.natsEnvFor(WEFT_SERVICE_NATS_USERS[service]);
     // WEFT_NODE_ARGS: flags for every Weft process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile a benchmark).
     const nodeArgs = (process.env.WEFT_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    const child = spawn(process.execPath, [...WEFT_NODE_FLAGS, ...nodeArgs, join(root, WEFT_MAINS[service])], {
+    const child = spawn(process.execPath, [...nodeFlagsOf(service), ...nodeArgs, join(root, WEFT_MAINS[service])], {
       env: { ...process.env, NODE_OPTIONS: '', ...base, ...nats },
       stdio: 'pipe',
     });

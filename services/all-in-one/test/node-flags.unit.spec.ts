@@ -1,22 +1,25 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { WEFT_NODE_FLAGS } from '@weft/test-support';
+import { WEFT_EMBEDDED_NODE_FLAGS, WEFT_SERVICE_NODE_FLAGS } from '@weft/test-support';
 
 /**
- * Every way a user starts a Weft server passes the V8 flags the tests and benchmarks run it with
- * (WEFT_NODE_FLAGS): the start scripts, embedded and per service, the image's command and each
- * service's command in docker-compose.yml.
+ * Every way a user starts a Weft server passes the V8 flags the tests and benchmarks run it with:
+ * the embedded process's (WEFT_EMBEDDED_NODE_FLAGS) in the root and all-in-one start scripts and
+ * the image's command, a service's (WEFT_SERVICE_NODE_FLAGS) in each service's start script and
+ * its command in docker-compose.yml.
  */
 const root = join(__dirname, '..', '..', '..');
 const read = (path: string): string => readFileSync(join(root, path), 'utf8');
 const startScript = (packageJson: string): string | undefined =>
   (JSON.parse(read(packageJson)) as { scripts?: Record<string, string> }).scripts?.start;
 /** `node <flags> <something>dist/main.js`, the words of a command. */
-const startsWithFlags = (words: readonly string[]): boolean =>
-  words.length === WEFT_NODE_FLAGS.length + 2 &&
+const startsWithFlags = (words: readonly string[], flags: readonly string[]): boolean =>
+  words.length === flags.length + 2 &&
   words[0] === 'node' &&
-  WEFT_NODE_FLAGS.every((flag, index) => words[index + 1] === flag) &&
+  flags.every((flag, index) => words[index + 1] === flag) &&
   /dist\/main\.js$/.test(words.at(-1)!);
+const embedded = (packageJson: string): boolean =>
+  packageJson === 'package.json' || packageJson === 'services/all-in-one/package.json';
 
 describe('V8 flags of a Weft process', () => {
   const servers = readdirSync(join(root, 'services')).filter(
@@ -30,7 +33,8 @@ describe('V8 flags of a Weft process', () => {
   it.each(['package.json', ...servers.map((service) => `services/${service}/package.json`)])(
     '%s starts node with them',
     (packageJson) => {
-      expect(startsWithFlags(startScript(packageJson)!.split(' '))).toBe(true);
+      const flags = embedded(packageJson) ? WEFT_EMBEDDED_NODE_FLAGS : WEFT_SERVICE_NODE_FLAGS;
+      expect(startsWithFlags(startScript(packageJson)!.split(' '), flags)).toBe(true);
     },
   );
 
@@ -40,7 +44,8 @@ describe('V8 flags of a Weft process', () => {
       .filter((line) => line.startsWith('CMD '))
       .map((line) => JSON.parse(line.slice('CMD '.length)) as string[]);
     expect(commands).toHaveLength(1);
-    expect(startsWithFlags(commands[0]!)).toBe(true);
+    expect(commands[0]!.at(-1)).toBe('services/all-in-one/dist/main.js');
+    expect(startsWithFlags(commands[0]!, WEFT_EMBEDDED_NODE_FLAGS)).toBe(true);
   });
 
   it('every Weft service of docker-compose.yml passes them', () => {
@@ -52,6 +57,6 @@ describe('V8 flags of a Weft process', () => {
         (service) => `services/${service}/dist/main.js`,
       ),
     );
-    for (const words of commands) expect(startsWithFlags(words)).toBe(true);
+    for (const words of commands) expect(startsWithFlags(words, WEFT_SERVICE_NODE_FLAGS)).toBe(true);
   });
 });

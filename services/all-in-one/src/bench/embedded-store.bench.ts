@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { runLoad } from '@weft/engine/bench';
-import { WEFT_NODE_FLAGS } from '@weft/test-support';
+import { WEFT_EMBEDDED_NODE_FLAGS } from '@weft/test-support';
 import { benchClient, startedBenchProcess } from './webhook-bench-process.js';
 import { descendants } from './process-tree.js';
 
@@ -50,7 +50,7 @@ function sample(pid: number): CpuSample {
 
 async function startServer(dataDir: string): Promise<{ pid: number; url: string; stop(): Promise<void> }> {
   const main = join(dirname(fileURLToPath(import.meta.url)), '..', 'main.js');
-  const child = spawn(process.execPath, [...WEFT_NODE_FLAGS, main], {
+  const child = spawn(process.execPath, [...WEFT_EMBEDDED_NODE_FLAGS, main], {
     env: {
       ...process.env,
       WEFT_PORT: '0',
