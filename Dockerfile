@@ -45,6 +45,6 @@ USER node
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 CMD ["node", "infra/healthcheck.mjs"]
 # Without a command the image runs everything in one process (embedded mode). The V8 flags are
-# those of the embedded process (libs/test-support WEFT_EMBEDDED_NODE_FLAGS says why); NODE_OPTIONS cannot
-# carry --heap-growing-percent.
+# those of the embedded process (libs/test-support WEFT_EMBEDDED_NODE_FLAGS says why);
+# NODE_OPTIONS cannot carry --heap-growing-percent.
 CMD ["node", "--max-semi-space-size=32", "--heap-growing-percent=60", "services/all-in-one/dist/main.js"]

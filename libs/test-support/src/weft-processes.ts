@@ -103,10 +103,11 @@ const exited = (child: ChildProcess): Promise<void> =>
  * (Dockerfile) and docker-compose.yml pass them (docs/performance.md, twelfth and seventeenth
  * sessions, has the measurements; NODE_OPTIONS refuses the second):
  * - `--max-semi-space-size`: Node 24 sizes the young generation at 64 MiB per semi-space on a
- *   machine with this much memory, 128 MiB reserved that the load fills. A service of a
- *   distributed Weft takes 16: it ran as fast, with 80-170 MiB less. The embedded process, which
- *   allocates for every service at once, takes 32: half as many young collections as at 16, 6%
- *   less CPU and 7% more requests/s at c=50, for about 35 MiB more.
+ *   machine with this much memory, 128 MiB reserved that the load fills. The twelfth session
+ *   chose 16 for the embedded process (as fast, 80-170 MiB less); a service of a distributed Weft
+ *   keeps it (two pairs of runs at 32 showed no gain). The embedded process, which allocates for
+ *   every service at once, now takes 32: fewer young collections, 6% less CPU and 8% more
+ *   requests/s at c=50 (seventeenth session), for about 35 MiB more.
  * - `--heap-growing-percent=60`: after a full collection the old generation may grow to 1.6 times
  *   what survived it, where V8 otherwise lets a fast-collecting heap grow up to four times; under
  *   load the old generation filled with promoted garbage (RSS 490 MiB after a minute at c=50,

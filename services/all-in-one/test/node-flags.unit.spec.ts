@@ -1,6 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { WEFT_EMBEDDED_NODE_FLAGS, WEFT_SERVICE_NODE_FLAGS } from '@weft/test-support';
+import {
+  nodeFlagsOf,
+  WEFT_EMBEDDED_NODE_FLAGS,
+  WEFT_MAINS,
+  WEFT_SERVICE_NODE_FLAGS,
+  type WeftService,
+} from '@weft/test-support';
 
 /**
  * Every way a user starts a Weft server passes the V8 flags the tests and benchmarks run it with:
@@ -46,6 +52,13 @@ describe('V8 flags of a Weft process', () => {
     expect(commands).toHaveLength(1);
     expect(commands[0]!.at(-1)).toBe('services/all-in-one/dist/main.js');
     expect(startsWithFlags(commands[0]!, WEFT_EMBEDDED_NODE_FLAGS)).toBe(true);
+  });
+
+  it('the tests and benchmarks start each process with its set', () => {
+    const services = Object.keys(WEFT_MAINS) as WeftService[];
+    expect(services).toContain('weft');
+    for (const service of services)
+      expect(nodeFlagsOf(service)).toBe(service === 'weft' ? WEFT_EMBEDDED_NODE_FLAGS : WEFT_SERVICE_NODE_FLAGS);
   });
 
   it('every Weft service of docker-compose.yml passes them', () => {
