@@ -181,4 +181,23 @@ describe('execution event sizes (embedded)', () => {
     expect(await tight.store.headPosition()).toBe(before);
     expect(await tight.store.readStream(`execution-${executionId}`)).toEqual([]);
   });
+
+  test('a run whose graph would make a GraphSnapshotRecorded over WEFT_EVENT_MAX_BYTES is refused (413) and nothing stored', async () => {
+    // The catalog takes the process (its node configs are within its own limits); only its runs are refused.
+    const g = new GraphBuilder()
+      .node('In', 'inputNode', { triggerType: 'manual' })
+      .node('Big', 'scriptNode', { code: `return ${JSON.stringify('x'.repeat(6000))};` })
+      .edge('In', 'Big');
+    const process = await tight.catalog.add(g.process({ organization_id: org }));
+    const before = await tight.store.headPosition();
+    await expect(
+      tight.call(engineHttp.testProcess, { params: { processId: process.id }, body: {} }, actor),
+    ).rejects.toMatchObject({
+      problem: {
+        status: 413,
+        detail: expect.stringMatching(/GraphSnapshotRecorded event of \d+ bytes exceeds WEFT_EVENT_MAX_BYTES/),
+      },
+    });
+    expect(await tight.store.headPosition()).toBe(before);
+  });
 });

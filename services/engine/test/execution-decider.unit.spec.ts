@@ -1,4 +1,5 @@
 import type { ExecutionEvent, ExecutionStartedData } from '../src/domain/execution/events.js';
+import { graphSnapshotId } from '../src/domain/graph/graph-snapshot-ids.js';
 import { foldExecution } from '../src/domain/execution/state.js';
 import { given } from './support/decider-spec.js';
 
@@ -6,6 +7,7 @@ const T0 = '2026-01-01T10:00:00.000Z';
 const at = (seconds: number) => ({ now: new Date(Date.parse(T0) + seconds * 1000) });
 const iso = (seconds: number) => new Date(Date.parse(T0) + seconds * 1000).toISOString();
 
+const graph = { nodes: [], edges: [] };
 const startedData: ExecutionStartedData = {
   executionId: 'ex-1',
   processId: 'p-1',
@@ -13,7 +15,7 @@ const startedData: ExecutionStartedData = {
   processRevision: 3,
   triggerNodeId: 'in',
   inputData: { a: 1 },
-  graphSnapshot: { nodes: [], edges: [] },
+  graphSnapshotId: graphSnapshotId(graph),
   triggeredByUserId: null,
   source: 'test',
   timeoutSeconds: 300,
@@ -40,15 +42,17 @@ const nodeFailed: ExecutionEvent = {
 };
 
 describe('execution decider', () => {
-  test('StartExecution records the start with its time', () => {
-    const { startedAt: _ignored, ...data } = startedData;
+  test('StartExecution records the start with its time, naming its graph by id instead of carrying it', () => {
+    const { startedAt: _ignored, graphSnapshotId: _named, ...data } = startedData;
     given([])
-      .when({ type: 'StartExecution', data, metadata: at(0) })
+      .when({ type: 'StartExecution', data: { ...data, graphSnapshot: graph }, metadata: at(0) })
       .then([started]);
+    expect(startedData.graphSnapshotId).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
   test('a second StartExecution is a conflict', () => {
-    const { startedAt: _ignored, ...data } = startedData;
+    const { startedAt: _ignored, graphSnapshotId: _named, ...start } = startedData;
+    const data = { ...start, graphSnapshot: graph };
     given([started])
       .when({ type: 'StartExecution', data, metadata: at(0) })
       .thenRefuses(409, /already started/);

@@ -4,12 +4,14 @@ import {
   executionEventSchemas,
   executionEvents,
   validateAgainst,
-  type ExecutionEventType,
   type ExecutionRecord,
+  type GraphSnapshotRecordedData,
   type PublishedEventEnvelope,
+  type PublishedExecutionEventType,
 } from '@weft/contracts';
 import { OutboxRelay } from '@weft/event-store';
 import { BusEventPublisher } from '@weft/runtime';
+import { graphSnapshotId } from '../src/domain/graph/graph-snapshot-ids.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
 import { actorOf, startEngineHarness, type EngineHarness } from './support/engine-harness.js';
 import { waitUntil } from './support/wait-until.js';
@@ -62,7 +64,18 @@ describe('execution events for subscribers (embedded bus, outbox relay)', () => 
       const record = reply.body as ExecutionRecord;
       await waitUntil(() => received.some((r) => r.envelope.type === 'ExecutionCompleted'));
 
-      const types = received.map((r) => r.envelope.type);
+      // The graph is recorded once, in its own stream, before the first start that names it.
+      const [graph, ...run] = received;
+      const graphData = graph!.envelope.data as GraphSnapshotRecordedData;
+      expect(graph!.envelope).toMatchObject({
+        type: 'GraphSnapshotRecorded',
+        streamId: `execution-graph-${process.id}-${graphData.graphSnapshotId}`,
+        streamVersion: 1,
+        data: { processId: process.id, organizationId: org, processRevision: process.revision },
+      });
+      expect(graphData.graphSnapshot.nodes.map((node) => node.id)).toEqual(process.nodes.map((node) => node.id));
+      expect(graphData.graphSnapshotId).toBe(graphSnapshotId(graphData.graphSnapshot));
+      const types = run.map((r) => r.envelope.type);
       // Run at once by the engine it reached (no queue, so no ExecutionAccepted); each node that
       // touches nothing outside records one event, its NodeCompleted carrying its start.
       expect(types[0]).toBe('ExecutionStarted');
@@ -70,25 +83,47 @@ describe('execution events for subscribers (embedded bus, outbox relay)', () => 
       expect([...types].sort()).toEqual(
         ['ExecutionStarted', 'ExecutionCompleted', 'NodeSkipped', ...Array(3).fill('NodeCompleted')].sort(),
       );
-      for (const { envelope } of received.filter((r) => r.envelope.type === 'NodeCompleted'))
+      // The start names the graph instead of carrying it.
+      expect(run[0]!.envelope.data).toMatchObject({ graphSnapshotId: graphData.graphSnapshotId });
+      expect(run[0]!.envelope.data).not.toHaveProperty('graphSnapshot');
+      for (const { envelope } of run.filter((r) => r.envelope.type === 'NodeCompleted'))
         expect(envelope.data).toMatchObject({
           nodeName: expect.any(String),
           startedAt: expect.any(String),
           attempt: 1,
         });
-      expect(received.map((r) => r.envelope.streamVersion)).toEqual(types.map((_, index) => index + 1));
+      expect(run.map((r) => r.envelope.streamVersion)).toEqual(types.map((_, index) => index + 1));
       for (const { subject, envelope } of received) {
         expect(subject).toBe(`weft.events.execution.${org}.${process.id}.${envelope.type}`);
-        expect(envelope.streamId).toBe(`execution-${record.id}`);
+        if (envelope !== graph!.envelope) expect(envelope.streamId).toBe(`execution-${record.id}`);
         expect(envelope.metadata).toMatchObject({
           organizationId: org,
           processId: process.id,
           actorId: expect.any(String),
         });
-        const { schemaVersion, schema } = executionEventSchemas[envelope.type as ExecutionEventType];
+        const { schemaVersion, schema } = executionEventSchemas[envelope.type as PublishedExecutionEventType];
         expect(envelope.schemaVersion).toBe(schemaVersion);
         expect(validateAgainst(schema, envelope.data)).toEqual([]);
       }
+
+      // A second run of the same graph records nothing more: its start names the graph recorded above.
+      const again = (
+        await harness.call(
+          engineHttp.testProcess,
+          { params: { processId: process.id }, body: { kind: 'b' } },
+          actorOf(org),
+        )
+      ).body as ExecutionRecord;
+      await waitUntil(() =>
+        received.some(
+          (r) => r.envelope.type === 'ExecutionCompleted' && r.envelope.streamId === `execution-${again.id}`,
+        ),
+      );
+      expect(received.filter((r) => r.envelope.type === 'GraphSnapshotRecorded')).toHaveLength(1);
+      const secondStart = received.find(
+        (r) => r.envelope.type === 'ExecutionStarted' && r.envelope.streamId === `execution-${again.id}`,
+      );
+      expect(secondStart!.envelope.data).toMatchObject({ graphSnapshotId: graphData.graphSnapshotId });
     } finally {
       await subscription.unsubscribe();
     }

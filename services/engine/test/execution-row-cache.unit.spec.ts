@@ -84,15 +84,31 @@ describe('execution row cache', () => {
 
   test('remembers stored graph snapshots up to its limit, the least recently used going first', () => {
     const cache = new ExecutionRowCache(10, 2);
-    expect(cache.hasGraphSnapshot('g1')).toBe(false);
-    cache.rememberGraphSnapshot('g1');
-    cache.rememberGraphSnapshot('g2');
-    expect(cache.hasGraphSnapshot('g1')).toBe(true);
-    cache.rememberGraphSnapshot('g3');
-    expect(cache.hasGraphSnapshot('g2')).toBe(false);
-    expect(cache.hasGraphSnapshot('g1')).toBe(true);
-    expect(cache.hasGraphSnapshot('g3')).toBe(true);
+    const graph = (id: string) => ({ nodes: [{ id }], edges: [] });
+    expect(cache.graphSnapshot('g1')).toBeUndefined();
+    cache.rememberGraphSnapshot('g1', graph('1'));
+    cache.rememberGraphSnapshot('g2', graph('2'));
+    expect(cache.graphSnapshot('g1')).toEqual(graph('1'));
+    cache.rememberGraphSnapshot('g3', graph('3'));
+    expect(cache.graphSnapshot('g2')).toBeUndefined();
+    expect(cache.graphSnapshot('g1')).toEqual(graph('1'));
+    expect(cache.graphSnapshot('g3')).toEqual(graph('3'));
     cache.clear();
-    expect(cache.hasGraphSnapshot('g1')).toBe(false);
+    expect(cache.graphSnapshot('g1')).toBeUndefined();
+  });
+
+  test('keeps graph snapshots within its byte budget too, the least recently used going first', () => {
+    const graph = (id: string) => ({ nodes: [{ id, code: 'x'.repeat(1000) }], edges: [] });
+    const cache = new ExecutionRowCache(10, 100, 2500);
+    cache.rememberGraphSnapshot('g1', graph('1'));
+    cache.rememberGraphSnapshot('g2', graph('2'));
+    cache.rememberGraphSnapshot('g3', graph('3'));
+    expect(cache.graphSnapshot('g1')).toBeUndefined();
+    expect(cache.graphSnapshot('g2')).toEqual(graph('2'));
+    expect(cache.graphSnapshot('g3')).toEqual(graph('3'));
+    // One larger than the whole budget is not kept (a start of it reads it back).
+    cache.rememberGraphSnapshot('huge', { nodes: [{ code: 'x'.repeat(3000) }], edges: [] });
+    expect(cache.graphSnapshot('huge')).toBeUndefined();
+    expect(cache.graphSnapshot('g3')).toEqual(graph('3'));
   });
 });

@@ -13,6 +13,7 @@ describe('execution read-model rows', () => {
       processRevision: 1,
       triggerNodeId: 'in',
       inputData: { a: 1 },
+      graphSnapshotId: 'graph-id',
       graphSnapshot: {
         nodes: [
           { id: 'in', type: 'inputNode', position: { x: 0, y: 0 }, config: { label: 'In' } },

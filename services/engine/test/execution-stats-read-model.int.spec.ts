@@ -9,6 +9,7 @@ import { rebuildProjection, type Db } from '@weft/event-store';
 import { sql } from 'kysely';
 import { postgresExecutionCommit } from '../src/adapters/postgres/execution-commit.js';
 import { snapshotOf } from '../src/domain/graph/execution-graph.js';
+import { graphSnapshotId } from '../src/domain/graph/graph-snapshot-ids.js';
 import { durationBucket, durationBucketSql } from '../src/projections/duration-histogram.js';
 import {
   executionStats,
@@ -163,7 +164,9 @@ describe.each(modes)('execution statistics are a projected read model (%s)', (mo
         processRevision: process.revision,
         triggerNodeId: process.nodes[0]!.id,
         inputData: {},
+        // As a start stored before schema version 3 carried it (upcast: with its id).
         graphSnapshot: snapshotOf(process),
+        graphSnapshotId: graphSnapshotId(snapshotOf(process)),
         triggeredByUserId: null,
         source: 'test',
         timeoutSeconds: 0,

@@ -26,6 +26,7 @@ describe('rows handed to the synchronous caller', () => {
         processRevision: 1,
         triggerNodeId: 'in',
         inputData: { a: { deep: [1, { x: 2 }] } },
+        graphSnapshotId: 'graph-id',
         graphSnapshot: {
           nodes: [
             { id: 'in', type: 'inputNode', position: { x: 0, y: 0 }, config: { label: 'In' } },

@@ -1,4 +1,4 @@
-import { canonicalJson, graphSnapshotId } from '../src/projections/graph-snapshot-ids.js';
+import { canonicalJson, graphSnapshotId } from '../src/domain/graph/graph-snapshot-ids.js';
 
 describe('graph snapshot ids', () => {
   test('the same graph with its keys in another order (as jsonb gives it back) has the same id', () => {

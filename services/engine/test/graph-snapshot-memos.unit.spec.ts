@@ -1,8 +1,8 @@
-import { EventTooLargeError, prepareForStorage } from '../src/application/event-values.js';
-import type { ExecutionEvent } from '../src/domain/execution/events.js';
+import { EventTooLargeError } from '../src/application/event-values.js';
+import { graphSnapshotAppend, GraphSnapshotRecords } from '../src/application/graph-snapshot-records.js';
 import { deepFreeze } from '../src/domain/graph/deep-freeze.js';
 import { snapshotOf } from '../src/domain/graph/execution-graph.js';
-import { canonicalJson, graphSnapshotId } from '../src/projections/graph-snapshot-ids.js';
+import { canonicalJson, graphSnapshotId } from '../src/domain/graph/graph-snapshot-ids.js';
 
 /**
  * What is computed once per graph (the snapshot of a process revision, its stored id, its size)
@@ -48,33 +48,24 @@ describe('graph snapshot memos keep only what cannot change', () => {
     expect(Object.isFrozen(record.nodes[0]!.config)).toBe(true);
   });
 
-  test('a snapshot frozen only at its top is measured at every event: the event limit holds', () => {
+  const start = { processId: 'p', organizationId: 'o', processRevision: 1 };
+
+  test('a snapshot frozen only at its top is measured at every recording: the event limit holds', () => {
     const snapshot = Object.freeze({
-      nodes: [{ id: 'a', type: 'scriptNode', config: { code: 'x' } }],
+      nodes: [{ id: 'a', type: 'scriptNode', position: { x: 0, y: 0 }, config: { code: 'x' } }],
       edges: [],
     });
-    const event = (graphSnapshot: unknown) =>
-      ({
-        type: 'ExecutionStarted',
-        data: { executionId: crypto.randomUUID(), inputData: null, graphSnapshot },
-      }) as unknown as ExecutionEvent;
-    const storage = { limits: { maxEventBytes: 4096, valueInlineMaxBytes: 1024 } };
-    prepareForStorage(event(snapshot), storage);
+    expect(graphSnapshotAppend(start, snapshot, {}, 4096).events).toHaveLength(1);
     snapshot.nodes[0]!.config.code = 'x'.repeat(10_000);
-    expect(() => prepareForStorage(event(snapshot), storage)).toThrow(EventTooLargeError);
+    expect(() => graphSnapshotAppend(start, snapshot, {}, 4096)).toThrow(EventTooLargeError);
   });
 
   test('a deep-frozen snapshot is measured once and still counts against the event limit', () => {
     const big = deepFreeze({
-      nodes: [{ id: 'a', type: 'scriptNode', config: { code: 'x'.repeat(10_000) } }],
+      nodes: [{ id: 'a', type: 'scriptNode', position: { x: 0, y: 0 }, config: { code: 'x'.repeat(10_000) } }],
       edges: [],
     });
-    const event = {
-      type: 'ExecutionStarted',
-      data: { executionId: crypto.randomUUID(), inputData: null, graphSnapshot: big },
-    } as unknown as ExecutionEvent;
-    const storage = { limits: { maxEventBytes: 4096, valueInlineMaxBytes: 1024 } };
-    expect(() => prepareForStorage(event, storage)).toThrow(EventTooLargeError);
-    expect(() => prepareForStorage(event, storage)).toThrow(EventTooLargeError);
+    expect(() => graphSnapshotAppend(start, big, {}, 4096)).toThrow(/GraphSnapshotRecorded event of \d+ bytes/);
+    expect(() => new GraphSnapshotRecords(undefined, 4096).recordingFor(start, big, {})).toThrow(EventTooLargeError);
   });
 });

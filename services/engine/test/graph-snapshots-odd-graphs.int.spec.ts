@@ -2,7 +2,7 @@ import { engineHttp, type ExecutionRecord, type ProcessRecord } from '@weft/cont
 import { rebuildProjection } from '@weft/event-store';
 import { sql } from 'kysely';
 import { executionsProjection } from '../src/projections/executions-projection.js';
-import { canonicalJson, graphSnapshotId } from '../src/projections/graph-snapshot-ids.js';
+import { canonicalJson, graphSnapshotId } from '../src/domain/graph/graph-snapshot-ids.js';
 import { GraphBuilder } from './fixtures/graph-builder.js';
 import { engineTables } from './support/engine-tables.js';
 import { actorOf, startEngineHarness, type EngineHarness, type EngineMode } from './support/engine-harness.js';

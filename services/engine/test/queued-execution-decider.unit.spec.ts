@@ -1,5 +1,6 @@
 import type { ExecutionEvent } from '../src/domain/execution/events.js';
 import { applyToRows, emptyRowSet } from '../src/projections/execution-rows.js';
+import { graphSnapshotId } from '../src/domain/graph/graph-snapshot-ids.js';
 import { given } from './support/decider-spec.js';
 
 const T0 = '2026-01-01T10:00:00.000Z';
@@ -15,18 +16,22 @@ const acceptedData = {
   source: 'webhook',
 };
 const accepted: ExecutionEvent = { type: 'ExecutionAccepted', data: { ...acceptedData, acceptedAt: T0 } };
-const startedData = {
+const graph = {
+  nodes: [{ id: 'in', type: 'inputNode', position: { x: 0, y: 0 }, config: { label: 'In' } }],
+  edges: [],
+};
+const startData = {
   ...acceptedData,
   processRevision: 1,
   inputData: { a: 1 },
-  graphSnapshot: {
-    nodes: [{ id: 'in', type: 'inputNode', position: { x: 0, y: 0 }, config: { label: 'In' } }],
-    edges: [],
-  },
   timeoutSeconds: 300,
   maxRetries: 0,
   errorWebhookUrl: null,
 };
+/** The StartExecution command's data: the graph itself. */
+const startCommandData = { ...startData, graphSnapshot: graph };
+/** ExecutionStarted's data: the graph by id (and, as the read model's fold gets it, the graph itself). */
+const startedData = { ...startData, graphSnapshotId: graphSnapshotId(graph) };
 
 /** An accepted execution waits in the queue: it may be cancelled (or failed) there, and then never starts. */
 describe('execution decider: accepted, still queued', () => {
@@ -53,13 +58,13 @@ describe('execution decider: accepted, still queued', () => {
       data: { executionId: 'ex-1', cancelledByUserId: 'u', completedAt: iso(2), durationSeconds: 0 },
     };
     given([accepted, cancelled])
-      .when({ type: 'StartExecution', data: startedData, metadata: at(3) })
+      .when({ type: 'StartExecution', data: startCommandData, metadata: at(3) })
       .thenRefuses(409, /already started/);
   });
 
   test('the start follows the acceptance; node steps before it are refused', () => {
     given([accepted])
-      .when({ type: 'StartExecution', data: startedData, metadata: at(1) })
+      .when({ type: 'StartExecution', data: startCommandData, metadata: at(1) })
       .then([{ type: 'ExecutionStarted', data: { ...startedData, startedAt: iso(1) } }]);
     given([accepted])
       .when({ type: 'ResumeExecution', data: {}, metadata: at(1) })
@@ -72,7 +77,7 @@ describe('execution rows: accepted, then started', () => {
     const rows = emptyRowSet();
     applyToRows(rows, accepted);
     expect(rows.executions.get('ex-1')).toMatchObject({ status: 'running', queued: true, started_at: T0 });
-    applyToRows(rows, { type: 'ExecutionStarted', data: { ...startedData, startedAt: iso(1) } });
+    applyToRows(rows, { type: 'ExecutionStarted', data: { ...startedData, graphSnapshot: graph, startedAt: iso(1) } });
     expect(rows.executions.get('ex-1')).toMatchObject({
       status: 'running',
       queued: false,

@@ -59,7 +59,15 @@ export interface ExecutionStartedData {
   /** The trigger's data; absent when stored in blob storage (`inputDataRef`). */
   inputData: unknown;
   inputDataRef?: StoredValueRef;
-  graphSnapshot: GraphSnapshot;
+  /**
+   * Schema version 3: the graph the execution runs, by id; it is recorded once, in a
+   * `GraphSnapshotRecorded` event (graph-snapshot-events.ts) committed no later than this event.
+   * Events stored at version 2 or earlier carry the graph itself (`graphSnapshot`) and, read back
+   * (upcast), its id too.
+   */
+  graphSnapshotId: string;
+  /** Version 2 and earlier only: the graph itself. */
+  graphSnapshot?: GraphSnapshot;
   triggeredByUserId: string | null;
   source: string;
   timeoutSeconds: number;

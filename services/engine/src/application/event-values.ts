@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { executionEventSchemas, ProblemError, type StoredValueRef } from '@weft/contracts';
 import { blobUrlOf } from '@weft/blob-storage';
 import type { ExecutionEvent } from '../domain/execution/events.js';
-import { isDeepFrozen } from '../domain/graph/deep-freeze.js';
+import type { GraphSnapshotRecords } from './graph-snapshot-records.js';
 
 /**
  * How execution events are made fit to store: a value over the inline limit (a node's output, the
@@ -58,6 +58,11 @@ export interface EventStorage {
   limits: EventSizeLimits;
   /** Absent: every value stays inline (and the event limit still applies). */
   values?: ValueStore;
+  /**
+   * The graphs this engine knows are on record (graph-snapshot-records.ts). Absent: every start
+   * records its graph again (correct, but a copy per run).
+   */
+  graphs?: GraphSnapshotRecords;
 }
 
 /** The fields of each event type whose value may be stored as a blob reference (`<field>Ref`). */
@@ -85,21 +90,6 @@ export interface PreparedEvent {
 
 const bytesOf = (json: string): number => Buffer.byteLength(json);
 
-/**
- * Deep-frozen values many events carry (a revision's graph snapshot, `snapshotOf`), as their JSON's
- * bytes: measured once, not at every run's start.
- */
-const SHARED_FIELDS: Partial<Record<ExecutionEvent['type'], readonly string[]>> = {
-  ExecutionStarted: ['graphSnapshot'],
-};
-const bytesOfFrozen = new WeakMap<object, number>();
-const sharedBytes = (value: unknown): number | undefined => {
-  if (!isDeepFrozen(value)) return undefined;
-  let bytes = bytesOfFrozen.get(value);
-  if (bytes === undefined) bytesOfFrozen.set(value, (bytes = bytesOf(JSON.stringify(value))));
-  return bytes;
-};
-
 const NO_FIELDS: readonly string[] = [];
 
 /**
@@ -111,7 +101,6 @@ export function prepareForStorage(event: ExecutionEvent, storage: EventStorage):
   const { limits, values } = storage;
   const source = event.data as unknown as Record<string, unknown>;
   const valueFields = VALUE_FIELDS[event.type] ?? NO_FIELDS;
-  const sharedFields = SHARED_FIELDS[event.type] ?? NO_FIELDS;
   const puts: (() => Promise<void>)[] = [];
   const data: Record<string, unknown> = {};
   // The fields measured together as one JSON text; values measured on their own add `measured`.
@@ -119,12 +108,6 @@ export function prepareForStorage(event: ExecutionEvent, storage: EventStorage):
   let measured = 0;
   for (const field of Object.keys(source)) {
     const value = source[field];
-    const shared = value !== undefined && sharedFields.includes(field) ? sharedBytes(value) : undefined;
-    if (shared !== undefined) {
-      measured += shared + field.length + 4;
-      data[field] = value;
-      continue;
-    }
     if (value === undefined || !valueFields.includes(field)) {
       rest[field] = value;
       data[field] = value;

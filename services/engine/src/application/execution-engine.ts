@@ -34,7 +34,14 @@ import { commandsAfterRefusedAppend } from './refused-append.js';
 import { assertStorableInput } from './storable-input.js';
 import { ExecutionRun } from './execution-run.js';
 import { ExecutionSlots } from './execution-slots.js';
-import { EventTooLargeError, resolveStoredValues, ValueTooLargeError, type EventStorage } from './event-values.js';
+import {
+  DEFAULT_EVENT_SIZE_LIMITS,
+  EventTooLargeError,
+  resolveStoredValues,
+  ValueTooLargeError,
+  type EventStorage,
+} from './event-values.js';
+import { GraphSnapshotRecords } from './graph-snapshot-records.js';
 import { executionMetadataOf, startExecutionCommand } from './start-execution.js';
 import { runGraph, type CompletedNode, type RunOutcome } from './graph-runner.js';
 import { armTimer, sleepUntil } from './long-timer.js';
@@ -120,6 +127,8 @@ const ORPHAN_CLAIM_WAIT_MS = 1000;
 
 export class ExecutionEngine {
   private readonly writer: ExecutionEventWriter;
+  /** How runs store their events; its `graphs` remembers the graphs on record, for starts and resumes. */
+  private readonly storage: EventStorage & { graphs: GraphSnapshotRecords };
   private readonly active = new Map<string, ActiveExecution>();
   private readonly finishWaiters = new Map<string, Set<() => void>>();
   private readonly graphs = new Map<string, ExecutionGraph>();
@@ -141,6 +150,11 @@ export class ExecutionEngine {
       { lazyMs: deps.lazyAppendMs },
     );
     this.now = deps.now ?? (() => new Date());
+    const storage = deps.eventStorage ?? { limits: DEFAULT_EVENT_SIZE_LIMITS };
+    this.storage = {
+      ...storage,
+      graphs: storage.graphs ?? new GraphSnapshotRecords(deps.store, storage.limits.maxEventBytes),
+    };
     this.deliveries = new ErrorWebhookDeliveries({
       store: deps.store,
       queue: deps.errorWebhookQueue,
@@ -498,7 +512,7 @@ export class ExecutionEngine {
     // Values that went to blob storage are read back: completed nodes seed the resumed run.
     const events = await Promise.all(
       stored.map((event) =>
-        resolveStoredValues({ type: event.type, data: event.data } as ExecutionEvent, this.deps.eventStorage?.values),
+        resolveStoredValues({ type: event.type, data: event.data } as ExecutionEvent, this.storage.values),
       ),
     );
     const state = foldExecution(events);
@@ -508,7 +522,11 @@ export class ExecutionEngine {
     }
     const metadata: EventMetadata = stored[0]?.metadata ?? {};
     const run = this.newRun(executionId, state, stored.length, metadata);
-    const graph = compileGraph(state.started.graphSnapshot);
+    const { started } = state;
+    // A start stored before schema version 3 carries its graph; a later one names it.
+    const graph = compileGraph(
+      started.graphSnapshot ?? (await this.storage.graphs.load(started.processId, started.graphSnapshotId)),
+    );
     if (state.resumesWithoutProgress >= (this.deps.maxResumes ?? DEFAULT_MAX_RESUMES)) {
       await this.failStuck(run, graph);
       return false;
@@ -650,7 +668,7 @@ export class ExecutionEngine {
         const active = this.active.get(executionId);
         if (active?.run === run) active.controller.abort(CONFLICT);
       },
-      this.deps.eventStorage,
+      this.storage,
       this.deps.carriedStartMaxMs,
     );
     return run;

@@ -15,6 +15,8 @@ interface PendingAppend extends StreamAppend {
   /** No caller waits for it yet (see `append`): it does not count towards an early send. */
   lazy: boolean; /** Other streams' versions the append holds only with (`StreamAppend.requires`). */
   requires?: readonly StreamAtVersion[];
+  /** Written before it in the same commit, whenever it is (a start's graph, graph-snapshot-records.ts). */
+  before?: StreamAppend;
 }
 
 /**
@@ -106,16 +108,19 @@ export class ExecutionEventWriter {
    * before it. A `lazy` append (a node's events, which no caller waits for) starts no commit of its
    * own for up to `lazyMs`: the run's next events, or its end, usually join it in one commit
    * instead of one commit each; `expedite` writes it at once. `requires`: see `StreamAppend.requires`.
+   * `before`: an append to another stream that commits with this one, before it, in every commit
+   * that holds it (a retry too); its stream's version is not checked (`any`).
    */
   append(
     streamId: string,
     events: NewEvent[],
     expectedVersion: number | 'no_stream',
-    options: { lazy?: boolean; requires?: readonly StreamAtVersion[] } = {},
+    options: { lazy?: boolean; requires?: readonly StreamAtVersion[]; before?: StreamAppend } = {},
   ): Promise<void> {
     return new Promise((resolve, reject) => {
-      const { requires } = options;
-      this.queue.push({ streamId, events, expectedVersion, resolve, reject, lazy: options.lazy === true, requires });
+      const { requires, before } = options;
+      const lazy = options.lazy === true;
+      this.queue.push({ streamId, events, expectedVersion, resolve, reject, lazy, requires, before });
       if (options.lazy) this.writeSoon();
       else this.expedite();
     });
@@ -234,7 +239,7 @@ export class ExecutionEventWriter {
 
   private async write(batch: PendingAppend[]): Promise<void> {
     try {
-      await this.commit(batch.map(toAppend));
+      await this.commit(appendsOf(batch));
       // Callers go on in the order their batches committed: the one before this one first.
       this.resolveCommitted();
       if (this.queue.length === 0) return resolveAll(batch);
@@ -272,7 +277,7 @@ export class ExecutionEventWriter {
   /** One stream's appends together; when they fail, one by one, so the first at fault is the one named. */
   private async writeStream(items: PendingAppend[]): Promise<void> {
     try {
-      await this.commit(items.map(toAppend));
+      await this.commit(appendsOf(items));
       for (const item of items) item.resolve();
     } catch (error) {
       if (items.length > 1 && !(error instanceof WrongExpectedVersionError)) return this.writeOneByOne(items);
@@ -289,7 +294,7 @@ export class ExecutionEventWriter {
         continue;
       }
       try {
-        await this.commit([toAppend(item)]);
+        await this.commit(appendsOf([item]));
         item.resolve();
       } catch (error) {
         failure = refusedOr(item, error);
@@ -321,6 +326,20 @@ const resolveAll = (batch: readonly PendingAppend[]): void => {
 
 const toAppend = ({ streamId, events, expectedVersion, requires }: PendingAppend): StreamAppend =>
   requires ? { streamId, events, expectedVersion, requires } : { streamId, events, expectedVersion };
+
+/** The commit's appends in order, each `before` ahead of its append (once per stream: equal graphs of two starts). */
+function appendsOf(items: readonly PendingAppend[]): StreamAppend[] {
+  const appends: StreamAppend[] = [];
+  let alongside: Set<string> | undefined;
+  for (const item of items) {
+    if (item.before && !alongside?.has(item.before.streamId)) {
+      (alongside ??= new Set()).add(item.before.streamId);
+      appends.push(item.before);
+    }
+    appends.push(toAppend(item));
+  }
+  return appends;
+}
 
 /** SQLSTATE classes that blame the data written: data exception, integrity constraint, program limit. */
 const REFUSED_DATA_CLASSES = ['22', '23', '54'];

@@ -8,6 +8,7 @@ import type { GraphNode } from '../domain/graph/execution-graph.js';
 import type { CompletedNode, RunListener } from './graph-runner.js';
 import { AppendRefusedError, type ExecutionEventWriter } from './execution-event-writer.js';
 import { DEFAULT_EVENT_SIZE_LIMITS, prepareForStorage, type EventStorage } from './event-values.js';
+import { GraphSnapshotRecords, type GraphRecording } from './graph-snapshot-records.js';
 
 /**
  * Nodes whose run touches nothing outside the execution and waits on nothing but itself: their
@@ -80,6 +81,8 @@ export class ExecutionRun {
   private unrecorded = false;
   /** Starts of running nodes that touch nothing outside, by node run key, waiting for their end. */
   private readonly unrecordedStarts = new Map<string, UnrecordedStart>();
+  /** The run's graph, to be recorded in the commit of its start (unless known on record). */
+  private graphRecording: GraphRecording | undefined;
 
   constructor(
     readonly executionId: string,
@@ -113,6 +116,10 @@ export class ExecutionRun {
     if (events.length === 0) return events;
     // Throws EventTooLargeError before the state or the stream changes.
     const prepared = events.map((event) => prepareForStorage(event, this.storage));
+    if (command.type === 'StartExecution') {
+      const graphs = this.storage.graphs ?? new GraphSnapshotRecords();
+      this.graphRecording = graphs.recordingFor(command.data, command.data.graphSnapshot, this.metadata);
+    }
     for (const event of events) evolve(this.state, event);
     const expected = this.version === 0 ? 'no_stream' : this.version;
     this.version += events.length;
@@ -170,10 +177,9 @@ export class ExecutionRun {
   ): Promise<void> {
     const streamId = executionStreamId(this.executionId);
     const options = { lazy: true, requires };
-    if (blobWrites.length === 0 && this.appendGate === null)
-      return this.writer.append(streamId, stored, expected, options);
+    if (blobWrites.length === 0 && this.appendGate === null) return this.write(streamId, stored, expected, options);
     const ready = Promise.all([this.appendGate, ...blobWrites]);
-    const appended = ready.then(() => this.writer.append(streamId, stored, expected, options));
+    const appended = ready.then(() => this.write(streamId, stored, expected, options));
     // Reactions run in order: the next append is queued after this one (a failure fails it too).
     const gate: Promise<void> = ready.then(() => undefined);
     gate.catch(() => undefined);
@@ -183,6 +189,27 @@ export class ExecutionRun {
       () => undefined,
     );
     return appended;
+  }
+
+  /**
+   * Queues an append on the writer; the one that holds the run's start takes the recording of its
+   * graph along, into the same commit (before it), and the graph is known on record once it committed.
+   */
+  private write(
+    streamId: string,
+    events: NewEvent[],
+    expected: number | 'no_stream',
+    options: { lazy?: boolean; requires?: readonly StreamAtVersion[] },
+  ): Promise<void> {
+    const recording = this.graphRecording;
+    if (!recording || !events.some((event) => event.type === 'ExecutionStarted'))
+      return this.writer.append(streamId, events, expected, options);
+    const written = this.writer.append(streamId, events, expected, { ...options, before: recording.append });
+    written.then(
+      () => recording.committed(),
+      () => undefined,
+    );
+    return written;
   }
 
   /**
@@ -268,7 +295,7 @@ export class ExecutionRun {
     this.appendGate = gate;
     void gate.then(() => this.appendGate === gate && (this.appendGate = null));
     const streamId = executionStreamId(this.executionId);
-    this.writer.append(streamId, held.commands.flat(), held.expected, { lazy, requires: held.requires }).then(
+    this.write(streamId, held.commands.flat(), held.expected, { lazy, requires: held.requires }).then(
       () => {
         held.written.resolve();
         held.recorded.resolve();
@@ -300,7 +327,7 @@ export class ExecutionRun {
     for (const [index, events] of units.entries()) {
       try {
         const requires = index === 0 ? held.requires : undefined;
-        await this.writer.append(streamId, events, version === 0 ? 'no_stream' : version, { requires });
+        await this.write(streamId, events, version === 0 ? 'no_stream' : version, { requires });
       } catch (error) {
         held.written.reject(error);
         if (started) held.recorded.resolve();

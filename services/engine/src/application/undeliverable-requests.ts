@@ -1,5 +1,5 @@
 import type { ExecutionRequest, ProcessRecord } from '@weft/contracts';
-import { WrongExpectedVersionError, type NewEvent } from '@weft/event-store';
+import { WrongExpectedVersionError, type StreamAppend } from '@weft/event-store';
 import type { Logger } from '@weft/observability';
 import { decide } from '../domain/execution/decide.js';
 import { executionStreamId, type ExecutionEvent } from '../domain/execution/events.js';
@@ -7,6 +7,7 @@ import { foldExecution, initialExecutionState } from '../domain/execution/state.
 import { chooseTriggerNode } from '../domain/graph/trigger-node.js';
 import type { ProcessDirectory } from './engine-ports.js';
 import type { CommitBatch } from './execution-event-writer.js';
+import { graphSnapshotAppend } from './graph-snapshot-records.js';
 import { executionMetadataOf, startExecutionCommand } from './start-execution.js';
 import { storableText } from '../domain/graph/json-value.js';
 
@@ -60,11 +61,11 @@ export class UndeliverableRequests {
       );
       return 'dead-lettered';
     }
-    const events = this.failedExecution(request, process, cause, deliveryCount);
+    const { graph, events } = this.failedExecution(request, process, cause, deliveryCount);
     // A new stream, or one holding only the request's ExecutionAccepted (version 1).
     for (const expectedVersion of ['no_stream', 1] as const) {
       try {
-        await this.deps.commit([{ streamId: executionStreamId(request.executionId), events, expectedVersion }]);
+        await this.deps.commit([graph, { streamId: executionStreamId(request.executionId), events, expectedVersion }]);
         break;
       } catch (commitError) {
         // It started after all (a slow commit that landed), or was cancelled while queued: nothing to record.
@@ -75,12 +76,13 @@ export class UndeliverableRequests {
     return 'failed';
   }
 
+  /** The start and failure, and the recording of the graph the start names (it goes first, in the same commit). */
   private failedExecution(
     request: ExecutionRequest,
     process: ProcessRecord,
     cause: string,
     deliveryCount: number,
-  ): NewEvent[] {
+  ): { graph: StreamAppend; events: StreamAppend['events'] } {
     const now = this.now();
     const metadata = executionMetadataOf(request);
     let triggerNodeId: string;
@@ -89,13 +91,17 @@ export class UndeliverableRequests {
     } catch {
       triggerNodeId = request.inputNodeId ?? process.nodes[0]?.id ?? 'unknown';
     }
-    const started = decide(startExecutionCommand(request, process, triggerNodeId, now), initialExecutionState());
+    const start = startExecutionCommand(request, process, triggerNodeId, now);
+    const started = decide(start, initialExecutionState());
+    // Rare enough to record the graph every time; no size limit, as the start itself never had one here.
+    const graph = graphSnapshotAppend(start.data, start.data.graphSnapshot, metadata, Number.POSITIVE_INFINITY);
     const failed = decide(
       { type: 'FailExecution', data: { errorMessage: cause, failedNode: null }, metadata: { now } },
       foldExecution(started),
     ).map((event): ExecutionEvent =>
       event.type === 'ExecutionFailed' ? { ...event, data: { ...event.data, deliveryCount } } : event,
     );
-    return [...started, ...failed].map((event) => ({ type: event.type, data: event.data, metadata }));
+    const events = [...started, ...failed].map((event) => ({ type: event.type, data: event.data, metadata }));
+    return { graph, events };
   }
 }

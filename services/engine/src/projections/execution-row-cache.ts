@@ -20,27 +20,42 @@ const clearLargeColumns = (row: { input_data: unknown; output_data: unknown }): 
 
 export class ExecutionRowCache {
   private readonly entries = new Map<string, CachedExecutionRows & { version: number }>();
-  /** Ids of graph snapshots committed to `engine_graph_snapshots`, least recently used first. */
-  private readonly graphSnapshots = new Set<string>();
+  /**
+   * Graph snapshots committed to `engine_graph_snapshots`, by id, least recently used first, with
+   * their JSON's bytes: a start that names one is folded without reading it back. Bounded by
+   * count and by bytes (a graph may be megabytes).
+   */
+  private readonly graphSnapshots = new Map<string, { snapshot: unknown; bytes: number }>();
+  private graphSnapshotBytes = 0;
 
   constructor(
     private readonly maxEntries = 20_000,
     private readonly maxGraphSnapshots = 1_000,
+    private readonly maxGraphSnapshotBytes = 32 * 1024 * 1024,
   ) {}
 
-  /** Whether the graph snapshot `id` is known to be stored (then a commit need not send it). */
-  hasGraphSnapshot(id: string): boolean {
-    if (!this.graphSnapshots.delete(id)) return false;
-    this.graphSnapshots.add(id);
-    return true;
+  /** The graph snapshot `id` when it is known to be stored (then a commit need not send it, nor read it). */
+  graphSnapshot(id: string): unknown {
+    const entry = this.graphSnapshots.get(id);
+    if (entry === undefined) return undefined;
+    this.graphSnapshots.delete(id);
+    this.graphSnapshots.set(id, entry);
+    return entry.snapshot;
   }
 
   /** Notes that the graph snapshot `id` is stored (call only after the commit that stored it or found it). */
-  rememberGraphSnapshot(id: string): void {
-    this.graphSnapshots.delete(id);
-    this.graphSnapshots.add(id);
-    if (this.graphSnapshots.size > this.maxGraphSnapshots)
-      this.graphSnapshots.delete(this.graphSnapshots.values().next().value as string);
+  rememberGraphSnapshot(id: string, snapshot: unknown): void {
+    if (this.graphSnapshot(id) !== undefined) return;
+    // Measured once, when first remembered (a new graph: rare).
+    const bytes = Buffer.byteLength(JSON.stringify(snapshot));
+    if (bytes > this.maxGraphSnapshotBytes) return;
+    this.graphSnapshots.set(id, { snapshot, bytes });
+    this.graphSnapshotBytes += bytes;
+    while (this.graphSnapshots.size > this.maxGraphSnapshots || this.graphSnapshotBytes > this.maxGraphSnapshotBytes) {
+      const [oldest, { bytes: freed }] = this.graphSnapshots.entries().next().value as [string, { bytes: number }];
+      this.graphSnapshots.delete(oldest);
+      this.graphSnapshotBytes -= freed;
+    }
   }
 
   get size(): number {
@@ -78,5 +93,6 @@ export class ExecutionRowCache {
   clear(): void {
     this.entries.clear();
     this.graphSnapshots.clear();
+    this.graphSnapshotBytes = 0;
   }
 }

@@ -1,6 +1,6 @@
 import type { IterationPath, NodeInputSource, StoredValueRef, TokenUsage } from '@weft/contracts';
 import type { ExecutionAcceptedData, ExecutionEvent } from '../domain/execution/events.js';
-import { graphSnapshotId } from './graph-snapshot-ids.js';
+import { graphSnapshotId } from '../domain/graph/graph-snapshot-ids.js';
 
 /**
  * The execution read model's rows and how one event changes them, pure. The projection folds a
@@ -91,9 +91,14 @@ export const emptyRowSet = (): ExecutionRowSet => ({
 });
 
 /** Sets the row's graph and names it for storing. */
-const withGraph = (rows: ExecutionRowSet, row: ExecutionRow, snapshot: object): ExecutionRow => {
+const withGraph = (
+  rows: ExecutionRowSet,
+  row: ExecutionRow,
+  snapshot: object,
+  id: string | undefined,
+): ExecutionRow => {
   row.graph_snapshot = snapshot;
-  row.graph_snapshot_id = graphSnapshotId(snapshot);
+  row.graph_snapshot_id = id ?? graphSnapshotId(snapshot);
   rows.graphSnapshots.set(row.graph_snapshot_id, snapshot);
   return row;
 };
@@ -228,6 +233,9 @@ export function applyToRows(rows: ExecutionRowSet, event: ExecutionEvent): void 
     }
     case 'ExecutionStarted': {
       const d = event.data;
+      // Found by id before the fold (executions-projection.ts) when the event only names it.
+      const graph = d.graphSnapshot;
+      if (!graph) throw new Error(`ExecutionStarted of ${d.executionId} reached the read model without its graph`);
       const queued = rows.executions.get(d.executionId);
       // An accepted row (already counted as running) gets what the start knows; any other is left as it is.
       if (queued && !(queued.queued && queued.status === 'running')) return;
@@ -236,12 +244,13 @@ export function applyToRows(rows: ExecutionRowSet, event: ExecutionEvent): void 
         withGraph(
           rows,
           { ...runningRow(d, d.startedAt), input_data: d.inputData, input_ref: d.inputDataRef ?? null, queued: false },
-          d.graphSnapshot,
+          graph,
+          d.graphSnapshotId,
         ),
       );
       rows.changedExecutions.add(d.executionId);
       const nodes = new Map<string, NodeStateRow>();
-      d.graphSnapshot.nodes.forEach((node, position) => {
+      graph.nodes.forEach((node, position) => {
         nodes.set(node.id, {
           execution_id: d.executionId,
           node_id: node.id,

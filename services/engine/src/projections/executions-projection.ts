@@ -1,10 +1,11 @@
 import { sql, type RawBuilder } from 'kysely';
 import { jsonRecordsetFor, type Db, type Projection, type StoredEvent, type Trx } from '@weft/event-store';
-import type { StoredValueRef, TokenUsage } from '@weft/contracts';
+import { GRAPH_SNAPSHOT_RECORDED, type StoredValueRef, type TokenUsage } from '@weft/contracts';
 import { EXECUTION_EVENT_TYPES, type ExecutionEvent } from '../domain/execution/events.js';
 import { errorWebhookDeliveryWrites, resetErrorWebhookDeliveries } from './error-webhook-deliveries.js';
 import { ExecutionRowCache } from './execution-row-cache.js';
 import { jsonbKeyOrder } from './jsonb-key-order.js';
+import { withStartGraphs } from './start-graphs.js';
 import type { RecentlyFinishedRows } from './recently-finished-rows.js';
 import { executionStatsWrites, resetExecutionStats } from './execution-stats-writes.js';
 import {
@@ -26,7 +27,9 @@ import {
  * there, written as NULL and kept by COALESCE, so a node's completion does not move its input
  * back and forth. With a row cache (the engine's own commits) the rows of executions this engine
  * wrote last are not read back at all. A row names its graph by id (graph-snapshot-ids.ts): each
- * distinct graph is stored once, skipped when the cache knows it committed already.
+ * distinct graph is stored once (from its GraphSnapshotRecorded event, or from an ExecutionStarted
+ * stored before schema version 3, which carries it), skipped when the cache knows it committed
+ * already. A start that names its graph gets it back before the fold (start-graphs.ts).
  */
 const EXECUTION_TYPES = new Set<string>(EXECUTION_EVENT_TYPES);
 const FIRST_EVENTS = new Set<string>(['ExecutionAccepted', 'ExecutionStarted']);
@@ -330,15 +333,13 @@ export async function executionEventWrites(
   cache?: ExecutionRowCache,
   finished?: RecentlyFinishedRows,
 ): Promise<{ statements: RawBuilder<unknown>[]; afterCommit: () => void } | undefined> {
-  const events = stored
-    .filter((event) => EXECUTION_TYPES.has(event.type))
-    .map((event) => ({
-      event: { type: event.type, data: event.data } as ExecutionEvent,
-      streamVersion: event.streamVersion,
-    }));
-  if (events.length === 0) return { statements: [], afterCommit: () => undefined };
+  const graphs = await withStartGraphs(reader, stored, (type) => EXECUTION_TYPES.has(type), cache);
+  if (!graphs) return undefined;
+  const { events, recorded } = graphs;
+  if (events.length === 0 && recorded.size === 0) return { statements: [], afterCommit: () => undefined };
   const rows = await loadRows(reader, events, cache);
   if (!rows) return undefined;
+  for (const [id, snapshot] of recorded) rows.graphSnapshots.set(id, snapshot);
   for (const { event } of events) applyToRows(rows, event);
   const lastVersion = new Map<string, number>();
   const firstVersion = new Map<string, number>();
@@ -348,11 +349,11 @@ export async function executionEventWrites(
   }
   return {
     statements: [
-      ...rowWrites(rows, (id) => cache?.hasGraphSnapshot(id) === true),
+      ...rowWrites(rows, (id) => cache?.graphSnapshot(id) !== undefined),
       ...errorWebhookDeliveryWrites(stored),
     ],
     afterCommit: () => {
-      for (const id of rows.graphSnapshots.keys()) cache?.rememberGraphSnapshot(id);
+      for (const [id, snapshot] of rows.graphSnapshots) cache?.rememberGraphSnapshot(id, snapshot);
       for (const [id, version] of lastVersion) {
         const execution = rows.executions.get(id);
         const nodes = rows.nodes.get(id);
@@ -373,7 +374,7 @@ export async function applyExecutionEvents(trx: Trx, stored: readonly StoredEven
 
 export const executionsProjection: Projection = {
   name: 'engine-executions',
-  eventTypes: EXECUTION_EVENT_TYPES,
+  eventTypes: [...EXECUTION_EVENT_TYPES, GRAPH_SNAPSHOT_RECORDED],
   async apply(trx, event) {
     await applyExecutionEvents(trx, [event]);
   },

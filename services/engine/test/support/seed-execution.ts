@@ -1,14 +1,17 @@
 import type { ExecutionEvent, ProcessRecord } from '@weft/contracts';
 import type { PostgresEventStore } from '@weft/event-store';
 import { postgresExecutionCommit } from '../../src/adapters/postgres/execution-commit.js';
+import { graphSnapshotAppend } from '../../src/application/graph-snapshot-records.js';
 import { snapshotOf } from '../../src/domain/graph/execution-graph.js';
+import { graphSnapshotId } from '../../src/domain/graph/graph-snapshot-ids.js';
 
 /**
  * Writes an execution's events as an engine that then died would have: through the engine's own
  * commit (events, read models, a lease already lapsed unless `leaseMs` says otherwise), so
  * engines find it orphaned. Lapsed by a second, not a millisecond: a lease is lapsed when it
  * expires before the claim's transaction starts, and on a fast machine a claim sent right after
- * the seed starts within the millisecond (orphan-takeover-bulk missed one of 250).
+ * the seed starts within the millisecond (orphan-takeover-bulk missed one of 250). Its start names
+ * its graph, recorded in the same commit, as the engine writes it: a resume reads the graph back.
  */
 export async function seedExecution(
   store: PostgresEventStore,
@@ -27,7 +30,7 @@ export async function seedExecution(
       processRevision: process.revision,
       triggerNodeId: process.nodes[0]!.id,
       inputData: {},
-      graphSnapshot: snapshotOf(process),
+      graphSnapshotId: graphSnapshotId(snapshotOf(process)),
       triggeredByUserId: null,
       source: 'test',
       timeoutSeconds: process.timeout_seconds,
@@ -42,6 +45,12 @@ export async function seedExecution(
     leaseMs: overrides.leaseMs ?? -1000,
   });
   await commit([
+    graphSnapshotAppend(
+      { processId: process.id, organizationId: process.organization_id, processRevision: process.revision },
+      snapshotOf(process),
+      metadata,
+      Number.POSITIVE_INFINITY,
+    ),
     {
       streamId: `execution-${executionId}`,
       events: [started, ...events(executionId, at)].map((event) => ({ type: event.type, data: event.data, metadata })),

@@ -1,4 +1,4 @@
-import type { IterationPath, NodeInputSource, TokenUsage } from '@weft/contracts';
+import type { GraphSnapshot, IterationPath, NodeInputSource, TokenUsage } from '@weft/contracts';
 import type { ExecutionAcceptedData, ExecutionStartedData, FailedNodeInfo } from './events.js';
 
 /** Commands on an execution; the adapter fills `metadata.now`, the domain never reads a clock. */
@@ -21,7 +21,14 @@ export interface NodeStart {
 
 export type ExecutionCommand =
   | { type: 'AcceptExecution'; data: Omit<ExecutionAcceptedData, 'acceptedAt'>; metadata: CommandMetadata }
-  | { type: 'StartExecution'; data: Omit<ExecutionStartedData, 'startedAt'>; metadata: CommandMetadata }
+  | {
+      type: 'StartExecution';
+      /** The graph itself: its ExecutionStarted names it by id (the engine records it once, `GraphSnapshotRecorded`). */
+      data: Omit<ExecutionStartedData, 'startedAt' | 'graphSnapshotId' | 'graphSnapshot'> & {
+        graphSnapshot: GraphSnapshot;
+      };
+      metadata: CommandMetadata;
+    }
   | {
       type: 'StartNode';
       data: NodeRef & { nodeName: string; nodeType: string; inputFrom: NodeInputSource[]; loopItem?: unknown };

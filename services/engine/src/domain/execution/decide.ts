@@ -1,5 +1,6 @@
 import { conflict, notFound } from '@weft/contracts';
 import type { ExecutionCommand } from './commands.js';
+import { graphSnapshotId } from '../graph/graph-snapshot-ids.js';
 import type { ExecutionEvent } from './events.js';
 import { isFinished, runKey, type ExecutionState } from './state.js';
 
@@ -30,7 +31,10 @@ export function decide(command: ExecutionCommand, state: ExecutionState): Execut
   }
   if (command.type === 'StartExecution') {
     if (state.status !== 'not_started') throw conflict(`execution ${command.data.executionId} already started`);
-    return [{ type: 'ExecutionStarted', data: { ...command.data, startedAt: at } }];
+    const { graphSnapshot, ...start } = command.data;
+    return [
+      { type: 'ExecutionStarted', data: { ...start, graphSnapshotId: graphSnapshotId(graphSnapshot), startedAt: at } },
+    ];
   }
   if (!state.started) return decideQueued(command, state, at);
   const executionId = state.started.executionId;

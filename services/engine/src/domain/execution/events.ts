@@ -11,3 +11,7 @@ export { EXECUTION_EVENT_TYPES, TERMINAL_EXECUTION_EVENTS } from '@weft/contract
 
 /** Stream of one execution. */
 export const executionStreamId = (executionId: string): string => `execution-${executionId}`;
+
+/** Stream of one graph an execution ran, recorded once (`GraphSnapshotRecorded`); its category is `execution`. */
+export const graphSnapshotStreamId = (processId: string, graphSnapshotId: string): string =>
+  `execution-graph-${processId}-${graphSnapshotId}`;

@@ -1,4 +1,5 @@
-import type { NodeStartedData } from '@weft/contracts';
+import type { ExecutionStartedData, NodeStartedData } from '@weft/contracts';
+import { graphSnapshotId } from '../graph/graph-snapshot-ids.js';
 import type { EventStore, Upcasters } from '@weft/event-store';
 
 /** NodeStarted as schema version 1 stored it: a copy of the whole input. */
@@ -15,11 +16,20 @@ export interface NodeStartedDataV1 extends Omit<NodeStartedData, 'inputFrom' | '
  */
 export const upcastNodeStartedV1 = (data: NodeStartedDataV1): NodeStartedData => ({ ...data, inputFrom: [] });
 
+/**
+ * Version 2 to 3. ExecutionStarted: the graph it carries stays (`graphSnapshot`, which readers
+ * use when present) and gets its id, so every reader finds a start's graph by id.
+ */
+export const upcastExecutionStartedV2 = (data: ExecutionStartedData): ExecutionStartedData =>
+  data.graphSnapshot && data.graphSnapshotId === undefined
+    ? { ...data, graphSnapshotId: graphSnapshotId(data.graphSnapshot) }
+    : data;
+
 const unchanged = <T>(data: T): T => data;
 
 export const executionUpcasters: Upcasters = {
   NodeStarted: { 1: upcastNodeStartedV1 },
-  ExecutionStarted: { 1: unchanged },
+  ExecutionStarted: { 1: unchanged, 2: upcastExecutionStartedV2 },
   NodeCompleted: { 1: unchanged, 2: unchanged },
   NodeFailed: { 1: unchanged },
   ExecutionCompleted: { 1: unchanged },

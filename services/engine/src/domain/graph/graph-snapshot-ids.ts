@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isDeepFrozen } from '../domain/graph/deep-freeze.js';
+import { isDeepFrozen } from './deep-freeze.js';
 
 /**
  * The key of a graph snapshot in `engine_graph_snapshots`: the SHA-256 (base64url) of its
