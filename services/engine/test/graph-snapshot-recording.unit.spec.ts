@@ -1,7 +1,14 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LocalDiskBlobStorage } from '@weft/blob-storage';
 import { executionEventSchemas, validateAgainst } from '@weft/contracts';
-import type { StreamAppend } from '@weft/event-store';
+import { WrongExpectedVersionError, type StreamAppend } from '@weft/event-store';
+import { blobValueStore } from '../src/adapters/blob-value-store.js';
 import { ExecutionEventWriter } from '../src/application/execution-event-writer.js';
+import { ExecutionRun } from '../src/application/execution-run.js';
 import { GraphSnapshotRecords } from '../src/application/graph-snapshot-records.js';
+import { initialExecutionState } from '../src/domain/execution/state.js';
 import { deepFreeze } from '../src/domain/graph/deep-freeze.js';
 
 const graph = (code: string) =>
@@ -16,7 +23,7 @@ describe('graph recordings', () => {
   test('a graph is remembered only once the commit that recorded it succeeded, per process', () => {
     const records = new GraphSnapshotRecords();
     const first = records.recordingFor(start('p'), graph('x'), {});
-    expect(first?.append).toMatchObject({ expectedVersion: 'any', events: [{ type: 'GraphSnapshotRecorded' }] });
+    expect(first?.append).toMatchObject({ expectedVersion: 'no_stream', events: [{ type: 'GraphSnapshotRecorded' }] });
     // Not committed yet: the next start carries the recording too (a failed commit recorded nothing).
     expect(records.recordingFor(start('p'), graph('x'), {})).toBeDefined();
     first!.committed();
@@ -41,7 +48,7 @@ describe('the writer commits `before` with its append', () => {
   const recording = (graphStream: string): StreamAppend => ({
     streamId: graphStream,
     events: [{ type: 'GraphSnapshotRecorded', data: {} }],
-    expectedVersion: 'any',
+    expectedVersion: 'no_stream',
   });
 
   test('ahead of it, once per stream in a commit', async () => {
@@ -70,6 +77,33 @@ describe('the writer commits `before` with its append', () => {
     ]);
     expect(commits).toEqual([['graph-g', 'execution-1', 'execution-2'], ['graph-g', 'execution-1'], ['execution-2']]);
   });
+
+  test('left out, and the commit made again, when its stream exists already (recorded by another commit)', async () => {
+    const commits: string[][] = [];
+    const writer = new ExecutionEventWriter(async (batch) => {
+      commits.push(batch.map((item) => item.streamId));
+      if (batch.some((item) => item.streamId === 'graph-g'))
+        throw new WrongExpectedVersionError('graph-g', 'no_stream', 1);
+    });
+    await Promise.all([
+      writer.append('execution-1', append('1'), 'no_stream', { before: recording('graph-g') }),
+      writer.append('execution-2', append('2'), 'no_stream', { before: recording('graph-h') }),
+    ]);
+    expect(commits).toEqual([
+      ['graph-g', 'execution-1', 'graph-h', 'execution-2'],
+      ['execution-1', 'graph-h', 'execution-2'],
+    ]);
+  });
+
+  test("a conflict on the start's own stream still fails it", async () => {
+    const writer = new ExecutionEventWriter(async (batch) => {
+      if (batch.some((item) => item.streamId === 'execution-1'))
+        throw new WrongExpectedVersionError('execution-1', 'no_stream', 3);
+    });
+    await expect(
+      writer.append('execution-1', append('1'), 'no_stream', { before: recording('graph-g') }),
+    ).rejects.toBeInstanceOf(WrongExpectedVersionError);
+  });
 });
 
 describe("ExecutionStarted's published schema (version 3)", () => {
@@ -92,5 +126,54 @@ describe("ExecutionStarted's published schema (version 3)", () => {
     expect(validateAgainst(executionEventSchemas.GraphSnapshotRecorded.schema, { graphSnapshotId: 'g' })).not.toEqual(
       [],
     );
+  });
+});
+
+describe('a start refused for its graph', () => {
+  let dir: string;
+  let storage: LocalDiskBlobStorage;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'weft-graph-refused-'));
+    storage = new LocalDiskBlobStorage(dir);
+  });
+  afterEach(async () => {
+    await storage.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('leaves no blob of its input behind (the graph is measured before any value is stored)', async () => {
+    const limits = { maxEventBytes: 8192, valueInlineMaxBytes: 1024 };
+    const run = new ExecutionRun(
+      crypto.randomUUID(),
+      initialExecutionState(),
+      0,
+      {},
+      new ExecutionEventWriter(async () => undefined),
+      () => new Date(),
+      () => undefined,
+      { limits, values: blobValueStore(storage), graphs: new GraphSnapshotRecords(undefined, limits.maxEventBytes) },
+    );
+    const start = {
+      type: 'StartExecution' as const,
+      data: {
+        executionId: crypto.randomUUID(),
+        processId: 'p',
+        organizationId: 'o',
+        processRevision: 1,
+        triggerNodeId: 'a',
+        // Over the inline limit: it would go to blob storage.
+        inputData: { big: 'i'.repeat(2000) },
+        graphSnapshot: graph('x'.repeat(10_000)),
+        triggeredByUserId: null,
+        source: 'test',
+        timeoutSeconds: 300,
+        maxRetries: 0,
+        errorWebhookUrl: null,
+      },
+      metadata: { now: new Date() },
+    };
+    expect(() => run.execute(start)).toThrow(/GraphSnapshotRecorded event of \d+ bytes/);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await readdir(dir, { recursive: true })).toEqual([]);
   });
 });

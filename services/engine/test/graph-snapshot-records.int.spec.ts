@@ -8,7 +8,11 @@ import {
 } from '@weft/contracts';
 import { rebuildProjection } from '@weft/event-store';
 import { sql } from 'kysely';
+import { createLogger } from '@weft/observability';
+import { BusProcessDirectory } from '../src/adapters/nats/catalog-directory.js';
 import { postgresExecutionCommit } from '../src/adapters/postgres/execution-commit.js';
+import { PostgresExecutionDeadLetters } from '../src/adapters/postgres/execution-dead-letters.js';
+import { UndeliverableRequests } from '../src/application/undeliverable-requests.js';
 import { snapshotOf } from '../src/domain/graph/execution-graph.js';
 import { graphSnapshotId } from '../src/domain/graph/graph-snapshot-ids.js';
 import { findExecution } from '../src/projections/execution-queries.js';
@@ -168,8 +172,31 @@ describe.each(modes)('graphs recorded once, named by starts (%s)', (mode) => {
     expect(await Promise.all([named, carried].map((id) => findExecution(harness.store.db, id)))).toEqual(before);
   });
 
+  test('an undeliverable request of a process whose graph is on record is recorded as failed, naming that graph', async () => {
+    const org = crypto.randomUUID();
+    const process = await harness.catalog.add(graph().process({ organization_id: org }));
+    await run(process, 1);
+    const undeliverable = new UndeliverableRequests({
+      directory: new BusProcessDirectory(harness.bus),
+      commit: postgresExecutionCommit(harness.store, { owner: 'engine-test', leaseMs: 60_000 }),
+      deadLetters: new PostgresExecutionDeadLetters(harness.store.db),
+      logger: createLogger('undeliverable-test'),
+    });
+    const executionId = crypto.randomUUID();
+    const request = { executionId, processId: process.id, organizationId: org, inputData: { n: 2 } };
+    const outcome = await undeliverable.record(
+      { ...request, source: 'test', requestedAt: new Date().toISOString() },
+      new Error('no engine took it'),
+      3,
+    );
+    expect(outcome).toBe('failed');
+    expect(await findExecution(harness.store.db, executionId)).toMatchObject({ status: 'failed' });
+    expect((await storedStart(executionId)).data.graphSnapshotId).toBe(graphSnapshotId(snapshotOf(process)));
+    expect(await recordingsOf(process.id)).toHaveLength(1);
+  });
+
   if (mode === 'distributed') {
-    test('an engine that does not know a graph is on record records it again; both copies read the same', async () => {
+    test('an engine that does not know a graph is on record finds it recorded and commits its start without a copy', async () => {
       const org = crypto.randomUUID();
       const process = await harness.catalog.add(graph().process({ organization_id: org }));
       const other = await startEngineHarness(mode, {}, { schema: harness.database.schema, queue: harness.queue });
@@ -188,9 +215,15 @@ describe.each(modes)('graphs recorded once, named by starts (%s)', (mode) => {
         const mine = await runOn(harness, 5);
         const theirs = await runOn(other, 6);
         expect([mine, theirs].map(doubled)).toEqual([10, 12]);
+        // The other engine's start carried the recording too; its stream existed, so it was left out.
         const recordings = await recordingsOf(process.id);
-        expect(recordings.map((event) => event.streamVersion)).toEqual([1, 2]);
-        expect(recordings[1]!.data).toEqual(recordings[0]!.data);
+        expect(recordings.map((event) => event.streamVersion)).toEqual([1]);
+        expect(await storedStart(theirs.id)).toMatchObject({
+          data: { graphSnapshotId: (recordings[0]!.data as GraphSnapshotRecordedData).graphSnapshotId },
+        });
+        // It knows now: its next start carries none (one commit, no retry).
+        await runOn(other, 7);
+        expect(await recordingsOf(process.id)).toHaveLength(1);
         const before = await Promise.all([mine, theirs].map((record) => findExecution(harness.store.db, record.id)));
         await rebuildProjection(harness.store, executionsProjection);
         expect(await Promise.all([mine, theirs].map((record) => findExecution(harness.store.db, record.id)))).toEqual(

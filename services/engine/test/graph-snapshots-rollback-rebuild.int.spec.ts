@@ -8,7 +8,7 @@ import { actorOf, startEngineHarness, type EngineHarness, type EngineMode } from
 import { waitUntil } from './support/wait-until.js';
 
 /**
- * The engine's memory of committed graphs (ExecutionRowCache.hasGraphSnapshot) never gets ahead
+ * The engine's memory of committed graphs (ExecutionRowCache.graphSnapshot) never gets ahead
  * of the table, so no row names a graph that is not stored: not after a commit that rolls back
  * (a transient error on the first ExecutionStarted of a new graph), nor a commit refused and
  * re-sent one event group at a time (appendOneByOne), nor rebuilds while the engine runs with a

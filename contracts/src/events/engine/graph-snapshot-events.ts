@@ -4,9 +4,8 @@ import type { JsonSchema } from '../../http/http-route.js';
 /**
  * A process revision's graph as the engine ran it, recorded once: every `ExecutionStarted` of
  * that graph names it by `graphSnapshotId` instead of carrying a copy (schema version 3). Stream
- * `execution-graph-<processId>-<graphSnapshotId>`, appended in the same commit as the first
- * ExecutionStarted that names it (two engines starting the same new graph at once may each
- * record it: the copies are equal). Published, like execution events, on
+ * `execution-graph-<processId>-<graphSnapshotId>`, its only event, appended in the same commit as
+ * the first ExecutionStarted that names it. Published, like execution events, on
  * weft.events.execution.<org>.<process>.GraphSnapshotRecorded, before any start that names it.
  */
 export interface GraphSnapshotRecordedData {

@@ -15,7 +15,7 @@ interface PendingAppend extends StreamAppend {
   /** No caller waits for it yet (see `append`): it does not count towards an early send. */
   lazy: boolean; /** Other streams' versions the append holds only with (`StreamAppend.requires`). */
   requires?: readonly StreamAtVersion[];
-  /** Written before it in the same commit, whenever it is (a start's graph, graph-snapshot-records.ts). */
+  /** Written before it in the same commit, unless its stream exists (a start's graph, graph-snapshot-records.ts). */
   before?: StreamAppend;
 }
 
@@ -108,8 +108,8 @@ export class ExecutionEventWriter {
    * before it. A `lazy` append (a node's events, which no caller waits for) starts no commit of its
    * own for up to `lazyMs`: the run's next events, or its end, usually join it in one commit
    * instead of one commit each; `expedite` writes it at once. `requires`: see `StreamAppend.requires`.
-   * `before`: an append to another stream that commits with this one, before it, in every commit
-   * that holds it (a retry too); its stream's version is not checked (`any`).
+   * `before`: an append that makes a new stream (`no_stream`), committed with this one, before it,
+   * in every commit that holds it (a retry too); left out once its stream is found to exist.
    */
   append(
     streamId: string,
@@ -239,7 +239,7 @@ export class ExecutionEventWriter {
 
   private async write(batch: PendingAppend[]): Promise<void> {
     try {
-      await this.commit(appendsOf(batch));
+      await this.commitAppends(batch);
       // Callers go on in the order their batches committed: the one before this one first.
       this.resolveCommitted();
       if (this.queue.length === 0) return resolveAll(batch);
@@ -268,6 +268,28 @@ export class ExecutionEventWriter {
     for (const items of byStream.values()) await this.writeStream(items);
   }
 
+  /**
+   * Commits the items' appends, each `before` ahead of its append. A `before` is expected to make
+   * a new stream: when its stream exists already (an earlier commit, or another engine, wrote
+   * it), what it would write is on record, and the commit is made again without it.
+   */
+  private async commitAppends(items: readonly PendingAppend[]): Promise<void> {
+    for (;;) {
+      try {
+        return await this.commit(appendsOf(items));
+      } catch (error) {
+        if (!(error instanceof WrongExpectedVersionError)) throw error;
+        let dropped = false;
+        for (const item of items) {
+          if (item.before?.streamId !== error.streamId) continue;
+          item.before = undefined;
+          dropped = true;
+        }
+        if (!dropped) throw error;
+      }
+    }
+  }
+
   private resolveCommitted(): void {
     const batch = this.committedUnresolved;
     this.committedUnresolved = null;
@@ -277,7 +299,7 @@ export class ExecutionEventWriter {
   /** One stream's appends together; when they fail, one by one, so the first at fault is the one named. */
   private async writeStream(items: PendingAppend[]): Promise<void> {
     try {
-      await this.commit(appendsOf(items));
+      await this.commitAppends(items);
       for (const item of items) item.resolve();
     } catch (error) {
       if (items.length > 1 && !(error instanceof WrongExpectedVersionError)) return this.writeOneByOne(items);
@@ -294,7 +316,7 @@ export class ExecutionEventWriter {
         continue;
       }
       try {
-        await this.commit(appendsOf([item]));
+        await this.commitAppends([item]);
         item.resolve();
       } catch (error) {
         failure = refusedOr(item, error);

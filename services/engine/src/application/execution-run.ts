@@ -114,12 +114,13 @@ export class ExecutionRun {
   execute(command: ExecutionCommand): ExecutionEvent[] {
     const events = decide(command, this.state);
     if (events.length === 0) return events;
-    // Throws EventTooLargeError before the state or the stream changes.
-    const prepared = events.map((event) => prepareForStorage(event, this.storage));
+    // Both throw EventTooLargeError before the state or the stream changes; the graph is measured
+    // first, since preparing the events starts their values' blob writes.
     if (command.type === 'StartExecution') {
       const graphs = this.storage.graphs ?? new GraphSnapshotRecords();
       this.graphRecording = graphs.recordingFor(command.data, command.data.graphSnapshot, this.metadata);
     }
+    const prepared = events.map((event) => prepareForStorage(event, this.storage));
     for (const event of events) evolve(this.state, event);
     const expected = this.version === 0 ? 'no_stream' : this.version;
     this.version += events.length;
@@ -206,7 +207,10 @@ export class ExecutionRun {
       return this.writer.append(streamId, events, expected, options);
     const written = this.writer.append(streamId, events, expected, { ...options, before: recording.append });
     written.then(
-      () => recording.committed(),
+      () => {
+        recording.committed();
+        this.graphRecording = undefined;
+      },
       () => undefined,
     );
     return written;

@@ -17,10 +17,12 @@ import { DEFAULT_EVENT_SIZE_LIMITS, EventTooLargeError } from './event-values.js
  * events, written, parsed as jsonb and published at every run; docs/performance.md).
  *
  * The recording goes in the same commit as the first start that names the graph, before it, so
- * no start is ever on record without its graph. This engine remembers the graphs it saw recorded
- * (after their commit, never before: a commit that failed recorded nothing); a start of a graph it
- * does not remember carries the recording again. So two runs of a new graph committed at once, or
- * two engines, may record it twice: the copies are equal, readers take the first.
+ * no start is ever on record without its graph. It makes a new stream (`no_stream`: checked by
+ * the append statement itself, so the commit stays on the store's fast path); when the stream
+ * exists (two engines, or two commits, started the same new graph), the writer commits the start
+ * without it (`ExecutionEventWriter.commitAppends`). So each graph is recorded exactly once. This
+ * engine remembers the graphs it knows are on record (after their commit, never before: a commit
+ * that failed recorded nothing), so that their starts carry no recording at all.
  */
 export interface GraphRecording {
   /** The GraphSnapshotRecorded append that goes before the start, in the same commit. */
@@ -51,8 +53,7 @@ const bytesOf = (snapshot: GraphSnapshot): number => {
 const ENVELOPE_BYTES = 512;
 
 /**
- * The GraphSnapshotRecorded append of `snapshot` (version not checked: a second copy is harmless).
- * Throws EventTooLargeError when the event would exceed `maxEventBytes` (it could not be published).
+ * The GraphSnapshotRecorded append of `snapshot`, which makes its stream. Throws EventTooLargeError when the event would exceed `maxEventBytes` (it could not be published).
  */
 export function graphSnapshotAppend(
   start: GraphStart,
@@ -75,7 +76,7 @@ export function graphSnapshotAppend(
     events: [
       { type: GRAPH_SNAPSHOT_RECORDED, data, metadata, schemaVersion: graphSnapshotRecordedSchema.schemaVersion },
     ],
-    expectedVersion: 'any',
+    expectedVersion: 'no_stream',
   };
 }
 
@@ -89,7 +90,8 @@ export class GraphSnapshotRecords {
   constructor(
     private readonly store?: Pick<EventStore, 'readStream'>,
     private readonly maxEventBytes = DEFAULT_EVENT_SIZE_LIMITS.maxEventBytes,
-    private readonly maxRemembered = 1_000,
+    /** Stream ids of about 120 bytes: 10,000 are about 1 MiB. */
+    private readonly maxRemembered = 10_000,
   ) {}
 
   /**
@@ -104,7 +106,7 @@ export class GraphSnapshotRecords {
     return { append, committed: () => this.remember(streamId) };
   }
 
-  /** The graph `graphSnapshotId` of `processId` as first recorded (a resumed run's), read from its stream. */
+  /** The graph `graphSnapshotId` of `processId` as recorded (a resumed run's), read from its stream. */
   async load(processId: string, id: string): Promise<GraphSnapshot> {
     const streamId = graphSnapshotStreamId(processId, id);
     if (!this.store) throw new Error(`graph snapshot ${id} cannot be read: no event store`);

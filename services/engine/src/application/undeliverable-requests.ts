@@ -62,10 +62,17 @@ export class UndeliverableRequests {
       return 'dead-lettered';
     }
     const { graph, events } = this.failedExecution(request, process, cause, deliveryCount);
+    // The graph's recording makes its stream: one that exists is on record already.
+    let recording: StreamAppend[] = [graph];
     // A new stream, or one holding only the request's ExecutionAccepted (version 1).
     for (const expectedVersion of ['no_stream', 1] as const) {
       try {
-        await this.deps.commit([graph, { streamId: executionStreamId(request.executionId), events, expectedVersion }]);
+        const failed = { streamId: executionStreamId(request.executionId), events, expectedVersion };
+        await this.deps.commit([...recording, failed]).catch(async (error: unknown) => {
+          if (!(error instanceof WrongExpectedVersionError) || error.streamId !== graph.streamId) throw error;
+          recording = [];
+          await this.deps.commit([failed]);
+        });
         break;
       } catch (commitError) {
         // It started after all (a slow commit that landed), or was cancelled while queued: nothing to record.

@@ -335,7 +335,7 @@ export async function executionEventWrites(
 ): Promise<{ statements: RawBuilder<unknown>[]; afterCommit: () => void } | undefined> {
   const graphs = await withStartGraphs(reader, stored, (type) => EXECUTION_TYPES.has(type), cache);
   if (!graphs) return undefined;
-  const { events, recorded } = graphs;
+  const { events, recorded, stored: graphsStored } = graphs;
   if (events.length === 0 && recorded.size === 0) return { statements: [], afterCommit: () => undefined };
   const rows = await loadRows(reader, events, cache);
   if (!rows) return undefined;
@@ -349,7 +349,7 @@ export async function executionEventWrites(
   }
   return {
     statements: [
-      ...rowWrites(rows, (id) => cache?.graphSnapshot(id) !== undefined),
+      ...rowWrites(rows, (id) => graphsStored.has(id) || cache?.graphSnapshot(id) !== undefined),
       ...errorWebhookDeliveryWrites(stored),
     ],
     afterCommit: () => {

@@ -16,6 +16,8 @@ export interface StartGraphs {
   events: { event: ExecutionEvent; streamVersion: number }[];
   /** Graphs the batch records, by id: stored unless already there. */
   recorded: Map<string, GraphSnapshot>;
+  /** Ids of graphs found stored already (in the cache or the table): not sent again. */
+  stored: Set<string>;
 }
 
 /**
@@ -43,10 +45,13 @@ export async function withStartGraphs(
     if (execution.type === 'ExecutionStarted' && !execution.data.graphSnapshot)
       named.set(execution.data.graphSnapshotId, undefined);
   }
-  if (named.size === 0) return { events, recorded };
+  const known = new Set<string>();
+  if (named.size === 0) return { events, recorded, stored: known };
   const missing: string[] = [];
   for (const id of named.keys()) {
-    const graph = recorded.get(id) ?? (cache?.graphSnapshot(id) as GraphSnapshot | undefined);
+    const cached = recorded.has(id) ? undefined : (cache?.graphSnapshot(id) as GraphSnapshot | undefined);
+    if (cached) known.add(id);
+    const graph = recorded.get(id) ?? cached;
     if (graph) named.set(id, graph);
     else missing.push(id);
   }
@@ -57,7 +62,10 @@ export async function withStartGraphs(
       .select(['id', 'snapshot'])
       .where('id', 'in', missing)
       .execute();
-    for (const row of rows) named.set(String(row.id), row.snapshot as GraphSnapshot);
+    for (const row of rows) {
+      named.set(String(row.id), row.snapshot as GraphSnapshot);
+      known.add(String(row.id));
+    }
   }
   for (const entry of events) {
     const { event } = entry;
@@ -69,5 +77,5 @@ export async function withStartGraphs(
       );
     entry.event = { type: 'ExecutionStarted', data: { ...event.data, graphSnapshot: graph } };
   }
-  return { events, recorded };
+  return { events, recorded, stored: known };
 }

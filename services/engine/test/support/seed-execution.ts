@@ -44,13 +44,15 @@ export async function seedExecution(
     owner: overrides.owner ?? 'engine-that-died',
     leaseMs: overrides.leaseMs ?? -1000,
   });
+  const graph = graphSnapshotAppend(
+    { processId: process.id, organizationId: process.organization_id, processRevision: process.revision },
+    snapshotOf(process),
+    metadata,
+    Number.POSITIVE_INFINITY,
+  );
   await commit([
-    graphSnapshotAppend(
-      { processId: process.id, organizationId: process.organization_id, processRevision: process.revision },
-      snapshotOf(process),
-      metadata,
-      Number.POSITIVE_INFINITY,
-    ),
+    // Recorded by the first seed of the process only: the recording makes its stream.
+    ...((await store.streamVersion(graph.streamId)) === 0 ? [graph] : []),
     {
       streamId: `execution-${executionId}`,
       events: [started, ...events(executionId, at)].map((event) => ({ type: event.type, data: event.data, metadata })),
