@@ -10,6 +10,7 @@ import { ExecutionRun } from '../src/application/execution-run.js';
 import { GraphSnapshotRecords } from '../src/application/graph-snapshot-records.js';
 import { initialExecutionState } from '../src/domain/execution/state.js';
 import { deepFreeze } from '../src/domain/graph/deep-freeze.js';
+import { startCommand } from './support/start-command.js';
 
 const graph = (code: string) =>
   deepFreeze({
@@ -153,25 +154,12 @@ describe('a start refused for its graph', () => {
       () => undefined,
       { limits, values: blobValueStore(storage), graphs: new GraphSnapshotRecords(undefined, limits.maxEventBytes) },
     );
-    const start = {
-      type: 'StartExecution' as const,
-      data: {
-        executionId: crypto.randomUUID(),
-        processId: 'p',
-        organizationId: 'o',
-        processRevision: 1,
-        triggerNodeId: 'a',
-        // Over the inline limit: it would go to blob storage.
-        inputData: { big: 'i'.repeat(2000) },
-        graphSnapshot: graph('x'.repeat(10_000)),
-        triggeredByUserId: null,
-        source: 'test',
-        timeoutSeconds: 300,
-        maxRetries: 0,
-        errorWebhookUrl: null,
-      },
-      metadata: { now: new Date() },
-    };
+    const start = startCommand({
+      triggerNodeId: 'a',
+      // Over the inline limit: it would go to blob storage.
+      inputData: { big: 'i'.repeat(2000) },
+      graphSnapshot: graph('x'.repeat(10_000)),
+    });
     expect(() => run.execute(start)).toThrow(/GraphSnapshotRecorded event of \d+ bytes/);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await readdir(dir, { recursive: true })).toEqual([]);

@@ -2,6 +2,7 @@ import type { StreamAppend } from '@weft/event-store';
 import { ExecutionEventWriter } from '../src/application/execution-event-writer.js';
 import { ExecutionRun } from '../src/application/execution-run.js';
 import { initialExecutionState } from '../src/domain/execution/state.js';
+import { startCommand } from './support/start-command.js';
 
 /**
  * a held run whose one append fails with an error that is not a refusal (a transient
@@ -17,24 +18,7 @@ const accept = {
   data: { executionId, processId, organizationId, triggerNodeId: 'In', triggeredByUserId: null, source: 'test' },
   metadata: { now: new Date() },
 };
-const start = {
-  type: 'StartExecution' as const,
-  data: {
-    executionId,
-    processId,
-    organizationId,
-    processRevision: 1,
-    triggerNodeId: 'In',
-    inputData: {},
-    graphSnapshot: { nodes: [{ id: 'In', type: 'inputNode', config: {} }], edges: [] },
-    triggeredByUserId: null,
-    source: 'test',
-    timeoutSeconds: 300,
-    maxRetries: 0,
-    errorWebhookUrl: null,
-  },
-  metadata: { now: new Date() },
-};
+const start = startCommand({ executionId, processId, organizationId });
 
 const transient = (): Error => Object.assign(new Error('could not serialize access'), { code: '40001' });
 
@@ -60,7 +44,7 @@ describe('a held run whose append fails', () => {
     );
     run.hold(10_000);
     run.execute(accept);
-    run.execute(start as never);
+    run.execute(start);
     await expect(run.recorded()).rejects.toThrow('could not serialize access');
     await expect(run.flushed()).rejects.toThrow('could not serialize access');
     // Let any derived promise settle and Node report it.
