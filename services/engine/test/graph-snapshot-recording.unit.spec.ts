@@ -96,6 +96,18 @@ describe('the writer commits `before` with its append', () => {
     ]);
   });
 
+  test('kept when the conflict does not show its stream exists (a unique violation pinned on the first stream)', async () => {
+    const commits: string[][] = [];
+    const writer = new ExecutionEventWriter(async (batch) => {
+      commits.push(batch.map((item) => item.streamId));
+      throw new WrongExpectedVersionError('graph-g', 'no_stream', -1);
+    });
+    await expect(
+      writer.append('execution-1', append('1'), 'no_stream', { before: recording('graph-g') }),
+    ).rejects.toBeInstanceOf(WrongExpectedVersionError);
+    expect(commits.every((streams) => streams[0] === 'graph-g')).toBe(true);
+  });
+
   test("a conflict on the start's own stream still fails it", async () => {
     const writer = new ExecutionEventWriter(async (batch) => {
       if (batch.some((item) => item.streamId === 'execution-1'))

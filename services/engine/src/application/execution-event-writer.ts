@@ -278,7 +278,10 @@ export class ExecutionEventWriter {
       try {
         return await this.commit(appendsOf(items));
       } catch (error) {
-        if (!(error instanceof WrongExpectedVersionError)) throw error;
+        // Only a stream found there proves the recording is stored; a conflict the store could only
+        // pin on the batch's first stream (a unique violation: `actual` -1) proves nothing.
+        if (!(error instanceof WrongExpectedVersionError) || error.expected !== 'no_stream' || error.actual <= 0)
+          throw error;
         let dropped = false;
         for (const item of items) {
           if (item.before?.streamId !== error.streamId) continue;

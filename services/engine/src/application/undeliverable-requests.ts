@@ -69,7 +69,8 @@ export class UndeliverableRequests {
       try {
         const failed = { streamId: executionStreamId(request.executionId), events, expectedVersion };
         await this.deps.commit([...recording, failed]).catch(async (error: unknown) => {
-          if (!(error instanceof WrongExpectedVersionError) || error.streamId !== graph.streamId) throw error;
+          const recorded = error instanceof WrongExpectedVersionError && error.streamId === graph.streamId;
+          if (!recorded || error.actual <= 0) throw error;
           recording = [];
           await this.deps.commit([failed]);
         });
