@@ -6,8 +6,7 @@ import {
 } from '@weft/contracts';
 import type { EventMetadata, EventStore, StreamAppend } from '@weft/event-store';
 import { graphSnapshotStreamId } from '../domain/execution/events.js';
-import { isDeepFrozen } from '../domain/graph/deep-freeze.js';
-import { graphSnapshotId } from '../domain/graph/graph-snapshot-ids.js';
+import { graphSnapshotBytes, graphSnapshotId } from '../domain/graph/graph-snapshot-ids.js';
 import { DEFAULT_EVENT_SIZE_LIMITS, EventTooLargeError } from './event-values.js';
 
 /**
@@ -38,17 +37,6 @@ export interface GraphStart {
   processRevision: number;
 }
 
-const bytesOfFrozen = new WeakMap<object, number>();
-
-/** Bytes of the snapshot's JSON; measured once per deep-frozen snapshot (a revision's, shared by its runs). */
-const bytesOf = (snapshot: GraphSnapshot): number => {
-  let bytes = bytesOfFrozen.get(snapshot);
-  if (bytes !== undefined) return bytes;
-  bytes = Buffer.byteLength(JSON.stringify(snapshot));
-  if (isDeepFrozen(snapshot)) bytesOfFrozen.set(snapshot, bytes);
-  return bytes;
-};
-
 /** Bytes of the event around the graph (ids, revision, field names): a bound, not a measure. */
 const ENVELOPE_BYTES = 512;
 
@@ -62,7 +50,7 @@ export function graphSnapshotAppend(
   maxEventBytes: number,
 ): StreamAppend {
   const id = graphSnapshotId(snapshot);
-  const bytes = bytesOf(snapshot) + ENVELOPE_BYTES;
+  const bytes = graphSnapshotBytes(snapshot) + ENVELOPE_BYTES;
   if (bytes > maxEventBytes) throw new EventTooLargeError(GRAPH_SNAPSHOT_RECORDED, bytes, maxEventBytes);
   const data: GraphSnapshotRecordedData = {
     graphSnapshotId: id,

@@ -1,3 +1,4 @@
+import { graphSnapshotBytes } from '../domain/graph/graph-snapshot-ids.js';
 import type { ExecutionRow, NodeStateRow } from './execution-rows.js';
 
 /**
@@ -44,10 +45,10 @@ export class ExecutionRowCache {
   }
 
   /** Notes that the graph snapshot `id` is stored (call only after the commit that stored it or found it). */
-  rememberGraphSnapshot(id: string, snapshot: unknown): void {
+  rememberGraphSnapshot(id: string, snapshot: object): void {
     if (this.graphSnapshot(id) !== undefined) return;
-    // Measured once, when first remembered (a new graph: rare).
-    const bytes = Buffer.byteLength(JSON.stringify(snapshot));
+    // Measured when first remembered (a new graph: rare); a revision's frozen snapshot only once.
+    const bytes = graphSnapshotBytes(snapshot);
     if (bytes > this.maxGraphSnapshotBytes) return;
     this.graphSnapshots.set(id, { snapshot, bytes });
     this.graphSnapshotBytes += bytes;

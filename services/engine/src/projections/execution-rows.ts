@@ -77,7 +77,7 @@ export interface ExecutionRowSet {
   /** Executions that left `running` (each does once): what they add to the statistics tables. */
   finishedExecutions: Set<string>;
   /** Graph snapshots the batch's rows name, by id: stored unless already there. */
-  graphSnapshots: Map<string, unknown>;
+  graphSnapshots: Map<string, object>;
 }
 
 export const emptyRowSet = (): ExecutionRowSet => ({

@@ -34,3 +34,14 @@ export function canonicalJson(value: unknown): string {
   }
   return `{${members.join(',')}}`;
 }
+
+const bytesOfFrozen = new WeakMap<object, number>();
+
+/** Bytes of the snapshot's JSON; measured once per deep-frozen snapshot (a revision's, shared by its runs). */
+export function graphSnapshotBytes(snapshot: object): number {
+  const known = bytesOfFrozen.get(snapshot);
+  if (known !== undefined) return known;
+  const bytes = Buffer.byteLength(JSON.stringify(snapshot));
+  if (isDeepFrozen(snapshot)) bytesOfFrozen.set(snapshot, bytes);
+  return bytes;
+}
