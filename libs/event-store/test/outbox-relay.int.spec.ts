@@ -23,14 +23,18 @@ const executionEvents = (n: number, organizationId = 'org-1'): NewEvent[] =>
   }));
 
 /**
- * Wraps the real publisher and fails at a chosen call, as a killed relay or a lost message would:
+ * Wraps the real publisher and fails at a chosen call (a publish or an unacknowledged send), as a
+ * killed relay or a lost message would:
  * 'die': every call after `failAfter` fails before reaching NATS;
- * 'drop-one': only call `failAfter + 1` fails, the pipelined calls after it do reach NATS;
+ * 'drop-one': only call `failAfter + 1` fails (a send is lost silently), the calls after it do reach NATS;
  * 'lose-ack': call `failAfter` is stored, but the relay sees an error.
  */
 class FailingPublisher implements EventPublisher {
   private calls = 0;
   readonly enforcesPreviousMsgId: boolean | undefined;
+  readonly send: EventPublisher['send'];
+  /** What each call was, in order: acknowledged publishes and unacknowledged sends. */
+  readonly kinds: ('publish' | 'send')[] = [];
   constructor(
     private readonly inner: EventPublisher,
     private readonly failAfter: number,
@@ -39,13 +43,25 @@ class FailingPublisher implements EventPublisher {
     pipelined = true,
   ) {
     this.enforcesPreviousMsgId = pipelined && inner.enforcesPreviousMsgId;
+    const send = pipelined ? inner.send?.bind(inner) : undefined;
+    this.send = send && ((...args) => this.sendThrough(send, ...args));
   }
   async publish(subject: string, message: EventMessage, msgId: string, previous?: string): Promise<void> {
-    const call = (this.calls += 1);
+    const call = this.call('publish');
     if (this.mode === 'die' && call > this.failAfter) throw new Error('relay killed');
     if (this.mode === 'drop-one' && call === this.failAfter + 1) throw new Error('message lost');
     await this.inner.publish(subject, message, msgId, previous);
     if (this.mode === 'lose-ack' && call === this.failAfter) throw new Error('ack lost');
+  }
+  private sendThrough(send: NonNullable<EventPublisher['send']>, ...args: Parameters<typeof send>): void {
+    const call = this.call('send');
+    if (this.mode === 'die' && call > this.failAfter) throw new Error('relay killed');
+    if (this.mode === 'drop-one' && call === this.failAfter + 1) return;
+    send(...args);
+  }
+  private call(kind: 'publish' | 'send'): number {
+    this.kinds.push(kind);
+    return (this.calls += 1);
   }
   lastPublishedPosition(): Promise<number> {
     return this.inner.lastPublishedPosition();
@@ -184,6 +200,30 @@ describe.each(DIALECTS)('OutboxRelay to JetStream, store on %s', (dialect) => {
     await relay.waitForPosition(await t.store.headPosition());
     // The lost one, and the server's refusal of its successors (wrong last message id).
     expect(errors.length).toBeGreaterThanOrEqual(1);
+    await expectEachPositionOnceInOrder(js, await t.store.readAll());
+  });
+
+  it('sends a batch unacknowledged up to its last message, whose acknowledged publish confirms it', async () => {
+    await t.store.append(`execution-${randomUUID()}`, executionEvents(9));
+    const publisher = new FailingPublisher(await js.publisher(), Infinity, 'die');
+    const relay = startRelay(publisher, relayOptions());
+    await relay.waitForPosition(await t.store.headPosition());
+    expect(publisher.kinds).toEqual([...Array<string>(8).fill('send'), 'publish']);
+    await expectEachPositionOnceInOrder(js, await t.store.readAll());
+  });
+
+  it('a message lost from an unacknowledged batch fails its last; the batch goes again acknowledged', async () => {
+    await t.store.append(`execution-${randomUUID()}`, executionEvents(9));
+    const errors: unknown[] = [];
+    const publisher = new FailingPublisher(await js.publisher(), 3, 'drop-one');
+    const relay = startRelay(publisher, { ...relayOptions(), onError: (error) => errors.push(error) });
+    await relay.waitForPosition(await t.store.headPosition());
+    // The stream refused the last message: its predecessor was not the stream's last.
+    expect(errors).toHaveLength(1);
+    expect(String(errors[0])).toMatch(/wrong last msg ?id/i);
+    // Sends 1-3 were stored, 4 was lost, 5-8 and the last (a publish) were refused; then events
+    // 4-9 went again, one acknowledged publish each.
+    expect(publisher.kinds).toEqual([...Array<string>(8).fill('send'), ...Array<string>(7).fill('publish')]);
     await expectEachPositionOnceInOrder(js, await t.store.readAll());
   });
 

@@ -2,6 +2,7 @@ import {
   DiscardPolicy,
   JetStreamApiCodes,
   JetStreamApiError,
+  PubHeaders,
   jetstream,
   jetstreamManager,
   type JetStreamClient,
@@ -85,13 +86,7 @@ export class JetStreamPublisher implements EventPublisher {
   }
 
   async publish(subject: string, message: EventMessage, msgId: string, previousMsgId?: string): Promise<void> {
-    const payload = this.encoder.encode(message.json);
-    const maxPayload = this.nc.info?.max_payload;
-    if (maxPayload !== undefined && payload.length + HEADER_ALLOWANCE_BYTES > maxPayload) {
-      throw new PermanentPublishError(
-        `event of ${payload.length} bytes exceeds the NATS server's max_payload of ${maxPayload} bytes`,
-      );
-    }
+    const payload = this.payloadOf(message);
     const hdrs = headers();
     hdrs.set(POSITION_HEADER, String(message.position));
     await this.js.publish(subject, payload, {
@@ -100,6 +95,33 @@ export class JetStreamPublisher implements EventPublisher {
       // Nats-Expected-Last-Msg-Id: a message whose predecessor failed fails too, never overtakes it.
       expect: previousMsgId ? { streamName: this.stream, lastMsgID: previousMsgId } : { streamName: this.stream },
     });
+  }
+
+  /**
+   * A core NATS publish with the same headers as `publish`: the stream stores it (or refuses it)
+   * without an acknowledgement, so no reply, timer or promise per message. Only the acknowledged
+   * publish of a later message, chained to this one by Nats-Expected-Last-Msg-Id, confirms it.
+   */
+  send(subject: string, message: EventMessage, msgId: string, previousMsgId?: string): void {
+    const payload = this.payloadOf(message);
+    const hdrs = headers();
+    hdrs.set(POSITION_HEADER, String(message.position));
+    hdrs.set(PubHeaders.MsgIdHdr, msgId);
+    hdrs.set(PubHeaders.ExpectedStreamHdr, this.stream);
+    if (previousMsgId) hdrs.set(PubHeaders.ExpectedLastMsgIdHdr, previousMsgId);
+    this.nc.publish(subject, payload, { headers: hdrs });
+  }
+
+  /** The message's bytes; PermanentPublishError when they could never pass the server's max_payload. */
+  private payloadOf(message: EventMessage): Uint8Array {
+    const payload = this.encoder.encode(message.json);
+    const maxPayload = this.nc.info?.max_payload;
+    if (maxPayload !== undefined && payload.length + HEADER_ALLOWANCE_BYTES > maxPayload) {
+      throw new PermanentPublishError(
+        `event of ${payload.length} bytes exceeds the NATS server's max_payload of ${maxPayload} bytes`,
+      );
+    }
+    return payload;
   }
 
   async lastPublishedPosition(): Promise<number> {

@@ -13,6 +13,13 @@ export interface EventPublisher {
    * message has that id: the relay pipelines publishes, and this keeps them gap-free and in order.
    */
   publish(subject: string, message: EventMessage, msgId: string, previousMsgId?: string): Promise<void>;
+  /**
+   * Sends a message without waiting for the destination to acknowledge it (JetStream offers it):
+   * the relay then sends each batch this way up to its last message, whose acknowledged `publish`
+   * names its predecessor, so its success proves every message before it was stored, in order.
+   * Throws PermanentPublishError at once for a message that could never be stored.
+   */
+  send?(subject: string, message: EventMessage, msgId: string, previousMsgId?: string): void;
   /** Position of the last event stored at the destination, 0 when none. */
   lastPublishedPosition(): Promise<number>;
 }

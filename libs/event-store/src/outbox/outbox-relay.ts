@@ -135,6 +135,41 @@ export class OutboxRelay {
       await publishOne(failed, before);
       return publishPipelined(batch.slice(failedAt + 1), eventMessageId(failed.position));
     };
+    // After a failed chain, the next batch is published acknowledged message by message, so the
+    // error that broke it is reported as itself, not as its successor's refusal.
+    let acknowledgeEach = false;
+    // Sent unacknowledged up to the batch's last message, each naming its predecessor: the stream
+    // stores the last only if its predecessor is the stream's last message, and that one only if
+    // its own was, so the last one's acknowledgement confirms the whole chain. A failure anywhere
+    // fails the last; the loop then resumes from the destination's last message.
+    const publishChained = async (
+      batch: StoredEvent[],
+      previous: string | undefined,
+      send: NonNullable<EventPublisher['send']>,
+    ): Promise<string | undefined> => {
+      let last = previous;
+      for (const [index, event] of batch.slice(0, -1).entries()) {
+        const msgId = eventMessageId(event.position);
+        try {
+          send(subjectFor(event), messageOf(event), msgId, last);
+        } catch (error) {
+          if (!(error instanceof PermanentPublishError)) throw error;
+          // Its placeholder's acknowledgement confirms the messages sent before it.
+          await publishOne(event, last);
+          return publishChained(batch.slice(index + 1), msgId, send);
+        }
+        last = msgId;
+      }
+      const final = batch.at(-1);
+      if (!final) return last;
+      try {
+        await publishOne(final, last);
+      } catch (error) {
+        acknowledgeEach = true;
+        throw error;
+      }
+      return eventMessageId(final.position);
+    };
     this.loop = new CatchUpLoop({
       store,
       // This process's own appends are published as committed, without reading them back.
@@ -167,8 +202,11 @@ export class OutboxRelay {
       handleBatch: async (events, reached) => {
         // A leader whose lock connection died stops at once; it resumes only after winning again.
         if (!lock.isHeld()) throw new StandingByError();
-        if (publisher.enforcesPreviousMsgId) {
+        if (publisher.enforcesPreviousMsgId && publisher.send && !acknowledgeEach) {
+          previousMsgId = await publishChained(events, previousMsgId, publisher.send.bind(publisher));
+        } else if (publisher.enforcesPreviousMsgId) {
           previousMsgId = await publishPipelined(events, previousMsgId);
+          acknowledgeEach = false;
         } else {
           // One at a time: without the predecessor check, a failed publish must not be overtaken.
           for (const event of events) await publishOne(event, undefined);
