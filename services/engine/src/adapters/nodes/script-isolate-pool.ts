@@ -15,8 +15,16 @@ export interface WarmIsolate {
   memoryMb: number;
   /** Its one realm, frozen, shared by its runs (created by the first run). */
   realm?: Promise<FrozenRealm>;
+  /** The realm once made: what a run called at once needs (see ScriptSandbox.runAtOnce). */
+  realmReady?: FrozenRealm;
   /** Compiled scripts by code, in that realm. */
   scripts: Map<string, Promise<ivm.Reference>>;
+  /** The compiled scripts once compiled, and whether each may still be called at once. */
+  compiled: Map<string, CompiledScript>;
+  /** Realm and compile calls handed to the isolate's thread that have not come back. */
+  callsOut: number;
+  /** A run was stopped by its guard while its code was on the isolate: it may spin there for good. */
+  runawaySuspected?: boolean;
   /** Set when a runaway script got the isolate discarded: its other runs were stopped for that. */
   resetByRunaway?: boolean;
   /** Each run whose code is queued or running on this isolate. */
@@ -25,6 +33,14 @@ export interface WarmIsolate {
   users: number;
   /** Its memory no longer counts against the budget. */
   released?: boolean;
+}
+
+export interface CompiledScript {
+  reference: ivm.Reference;
+  /** Runs of it called at once that took more than their share of CPU (see ScriptSandbox). */
+  slowRuns: number;
+  /** Set once it ran past its time at once, or waited on a promise: its runs are queued from then on. */
+  queuedOnly: boolean;
 }
 
 export interface IsolateLimits {
@@ -83,6 +99,12 @@ export class IsolatePool {
     return running;
   }
 
+  /** The organization's warm isolate when it exists and allows `memoryMb`, without making one. */
+  warmFor(organizationId: string, memoryMb: number): WarmIsolate | undefined {
+    const warm = this.warm.get(organizationId);
+    return warm && !warm.isolate.isDisposed && warm.memoryMb >= memoryMb ? warm : undefined;
+  }
+
   /** The organization's isolate, held for one run until `release`. */
   acquire(organizationId: string, memoryMb: number): WarmIsolate {
     if (this.closed) throw new ScriptError('the script sandbox is closed (the engine is stopping)');
@@ -137,6 +159,8 @@ export class IsolatePool {
       isolate: new ivm.Isolate({ memoryLimit: memoryMb }),
       memoryMb,
       scripts: new Map(),
+      compiled: new Map(),
+      callsOut: 0,
       executing: new Set(),
       users: 0,
     };
