@@ -2,9 +2,10 @@ import { ScriptSandbox } from '../src/adapters/nodes/script-sandbox.js';
 
 /**
  * A script that proved fast runs at once on the engine's thread (ScriptSandbox.runAtOnce): the
- * same results and errors as a run queued on its isolate's thread, and never a block longer than
- * AT_ONCE_BUDGET_MS. A run past the budget or waiting on a promise goes to the queue with its full
- * time, and its script stays there; so does one slow three times. No run is called at once while a
+ * same results and errors as a run queued on its isolate's thread. A run past the budget, waiting
+ * on a promise or out of stack goes to the queue with its full time, and its script stays there
+ * (also after its isolate is replaced); so does one that took longer than the budget anyway, one
+ * killed at its memory limit, and one slow too often. No run is called at once while a
  * runaway stopped by its guard may still spin (script-node.unit.spec.ts, "a run that reaches the
  * isolate after a runaway was stopped": its compiled run waits, then queues behind the spin).
  */
@@ -70,12 +71,45 @@ describe('script runs called at once', () => {
     expect(sandbox.runsCalledAtOnce).toBe(0);
   });
 
-  test('a spin after an await at once is stopped too; past its own time it is a timeout', async () => {
-    const code = 'if (input.spin) { await null; while (true) {} } return 1;';
+  test('a spin after an await at once is stopped at the budget and queued; a run of 20 ms or less is never called at once', async () => {
+    const code =
+      'if (input.spinFor) { await null; const end = Date.now() + input.spinFor; while (Date.now() < end) {} } return 1;';
     expect(await run(code, {})).toBe(1); // made the realm and compiled the code, queued
-    expect(await run(code, { spin: true }, { timeoutMs: 10 })).toBe('ERR script timed out after 10 ms');
+    expect(await run(code, {}, { timeoutMs: 20 })).toBe(1);
+    expect(await run(code, { spinFor: 10_000 }, { timeoutMs: 20 })).toBe('ERR script timed out after 20 ms');
+    expect(sandbox.runsCalledAtOnce).toBe(0);
+    expect(await run(code, {})).toBe(1);
+    expect(sandbox.runsCalledAtOnce).toBe(1);
+    expect(await run(code, { spinFor: 100 })).toBe(1);
     expect(sandbox.runsCalledAtOnce).toBe(1);
     expect(await run(code, {})).toBe(1);
+    expect(sandbox.runsCalledAtOnce).toBe(1);
+  });
+
+  test('a run longer than the budget in a built-in V8 cannot stop keeps its result; its script is queued from then on', async () => {
+    const code =
+      'if (!input.n) return 0; const a = Array.from({ length: input.n }, (_, i) => (i * 7919) % input.n); a.sort(); return a.length;';
+    const sorting = (input: unknown) =>
+      sandbox
+        .run({ organizationId: 'org-a', code, input, timeoutMs: 60_000, memoryMb: 128 })
+        .catch((error: Error) => `ERR ${error.message}`);
+    expect(await sorting({})).toBe(0);
+    // Stopped at the budget and queued, or not stoppable and kept: either way it is its last run at once.
+    expect(await sorting({ n: 2e6 })).toBe(2e6);
+    const calledAtOnce = sandbox.runsCalledAtOnce;
+    expect(await sorting({})).toBe(0);
+    expect(sandbox.runsCalledAtOnce).toBe(calledAtOnce);
+  });
+
+  test('a run whose stack runs out at once is queued, where the stack is deeper; its script stays queued', async () => {
+    const code = 'const depth = (n) => (n === 0 ? 0 : 1 + depth(n - 1)); return depth(input.n);';
+    expect(await run(code, { n: 10 })).toBe(10);
+    expect(await run(code, { n: 20_000 })).toBe(20_000);
+    expect(await run(code, { n: 10 })).toBe(10);
+    expect(sandbox.runsCalledAtOnce).toBeLessThanOrEqual(1);
+    const calledAtOnce = sandbox.runsCalledAtOnce;
+    expect(await run(code, { n: 10 })).toBe(10);
+    expect(sandbox.runsCalledAtOnce).toBe(calledAtOnce);
   });
 
   test('a run at once waiting on a promise nothing settles is queued, and times out on its own time', async () => {
@@ -121,20 +155,24 @@ describe('script runs called at once', () => {
     }
   });
 
-  test('a script over its memory at once is stopped as a queued one is; the next run gets a fresh isolate', async () => {
+  test('a script over its memory at once is stopped as a queued one is; it stays queued on the fresh isolate', async () => {
     const code = 'if (input.grow) { const kept = []; for (;;) kept.push(new Array(1e5).fill(input.grow)); } return 1;';
     expect(await run(code, {})).toBe(1);
     expect(await run(code, { grow: 7 })).toBe('ERR script exceeded its memory limit of 16 MB');
+    expect(await run(code, {})).toBe(1); // compiled again, on a fresh isolate
+    const calledAtOnce = sandbox.runsCalledAtOnce;
     expect(await run(code, {})).toBe(1);
+    expect(sandbox.runsCalledAtOnce).toBe(calledAtOnce);
   });
 
-  test('a script slow at once three times is queued from then on', async () => {
-    const code = 'let sum = 0; for (let i = 0; i < input.n; i++) sum += i % 7; return sum > 0;';
-    expect(await run(code, { n: 3e6 })).toBe(true);
-    for (let i = 0; i < 4; i++) expect(await run(code, { n: 3e6 })).toBe(true);
+  test('a script slow at once too often is queued from then on, every other run slow included', async () => {
+    const code = 'if (input.slow) { let sum = 0; for (let i = 0; i < 3e6; i++) sum += i % 7; } return input.i;';
+    expect(await run(code, { i: 0 })).toBe(0);
+    for (let i = 1; i <= 12; i++) expect(await run(code, { i, slow: i % 2 === 1 })).toBe(i);
+    // Slow counts 1 and fast pays back 0.1: queued after the fourth slow run, the seventh at once.
     const calledAtOnce = sandbox.runsCalledAtOnce;
-    expect(calledAtOnce).toBeLessThanOrEqual(3);
-    expect(await run(code, { n: 3e6 })).toBe(true);
+    expect(calledAtOnce).toBeLessThanOrEqual(7);
+    expect(await run(code, { i: 13 })).toBe(13);
     expect(sandbox.runsCalledAtOnce).toBe(calledAtOnce);
   });
 });

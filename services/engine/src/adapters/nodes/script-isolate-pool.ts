@@ -19,8 +19,8 @@ export interface WarmIsolate {
   realmReady?: FrozenRealm;
   /** Compiled scripts by code, in that realm. */
   scripts: Map<string, Promise<ivm.Reference>>;
-  /** The compiled scripts once compiled, and whether each may still be called at once. */
-  compiled: Map<string, CompiledScript>;
+  /** The compiled scripts once compiled: what a run called at once needs. */
+  compiled: Map<string, ivm.Reference>;
   /** Realm and compile calls handed to the isolate's thread that have not come back. */
   callsOut: number;
   /** A run was stopped by its guard while its code was on the isolate: it may spin there for good. */
@@ -33,14 +33,6 @@ export interface WarmIsolate {
   users: number;
   /** Its memory no longer counts against the budget. */
   released?: boolean;
-}
-
-export interface CompiledScript {
-  reference: ivm.Reference;
-  /** Runs of it called at once that took more than their share of CPU (see ScriptSandbox). */
-  slowRuns: number;
-  /** Set once it ran past its time at once, or waited on a promise: its runs are queued from then on. */
-  queuedOnly: boolean;
 }
 
 export interface IsolateLimits {

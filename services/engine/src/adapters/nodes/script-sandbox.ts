@@ -3,10 +3,10 @@ import { createFrozenRealm, OVERSIZE_MARK, type FrozenRealm } from './frozen-rea
 import { ScriptError } from './script-error.js';
 import { AbortableSemaphore } from './abortable-semaphore.js';
 import { isolateIdle, IsolateIdleWaits } from './script-isolate-idle.js';
+import { AtOnceRecords, type AtOnceRecord } from './script-at-once-records.js';
 import {
   DEFAULT_ISOLATE_LIMITS,
   IsolatePool,
-  type CompiledScript,
   type ExecutingRun,
   type IsolateLimits,
   type WarmIsolate,
@@ -57,14 +57,15 @@ const realTimers: SandboxTimers = {
 
 const MAX_CACHED_SCRIPTS = 500;
 /**
- * A run called at once (see `runAtOnce`) blocks the engine's thread for at most this long; past
- * it, it is stopped and queued on the isolate's thread instead, with its full time.
+ * A run called at once (see `runAtOnce`) is stopped after this long and queued on the isolate's
+ * thread instead, with its full time; one that took longer all the same (a built-in V8 cannot
+ * interrupt) sends its script to the queue for good.
  */
 export const AT_ONCE_BUDGET_MS = 20;
 /** The isolate's CPU for a run called at once above which the run counts as slow. */
 const AT_ONCE_SLOW_CPU_NS = 200_000n;
-/** Slow runs called at once after which a script's runs are queued from then on. */
-const AT_ONCE_MAX_SLOW_RUNS = 3;
+/** What V8 says when a run's stack is too deep: the engine's thread has less stack than the isolate's. */
+const STACK_OVERFLOW = 'Maximum call stack size exceeded';
 /** What isolated-vm says when it stops code (7.0.1). */
 const ISOLATED_VM_MEMORY_LIMIT = 'Isolate was disposed during execution due to memory limit';
 const ISOLATED_VM_TIMEOUT = 'Script execution timed out.';
@@ -105,6 +106,7 @@ export class ScriptSandbox {
   private readonly maxOutputChars: number;
   private readonly timers: SandboxTimers;
   private readonly idleWaits: IsolateIdleWaits;
+  private readonly atOnce = new AtOnceRecords();
 
   constructor(
     options: {
@@ -168,50 +170,60 @@ export class ScriptSandbox {
     organizationId,
     code,
     memoryMb,
+    timeoutMs,
     signal,
-  }: ScriptRun): { warm: WarmIsolate; realm: FrozenRealm; compiled: CompiledScript } | undefined {
-    if (signal?.aborted) return undefined;
+  }: ScriptRun): { warm: WarmIsolate; realm: FrozenRealm; compiled: ivm.Reference; record: AtOnceRecord } | undefined {
+    // A run whose own time is within the budget would end at once on its timeout, never queued.
+    if (signal?.aborted || timeoutMs <= AT_ONCE_BUDGET_MS) return undefined;
     const warm = this.pool.warmFor(organizationId, memoryMb);
     const compiled = warm?.compiled.get(code);
     const realm = warm?.realmReady;
-    return warm && realm && compiled && !compiled.queuedOnly ? { warm, realm, compiled } : undefined;
+    if (!warm || !realm || !compiled) return undefined;
+    const record = this.atOnce.of(organizationId, code);
+    return record.queuedOnly ? undefined : { warm, realm, compiled, record };
   }
 
   /**
    * Runs a script on this thread, without handing it to its isolate's thread and waiting for the
-   * answer: a queued call costs about 50 µs of CPU in hand-offs, a call at once under 10 µs. Only a
-   * script that proved it is fast: compiled, never past AT_ONCE_BUDGET_MS or waiting on a promise
-   * at once, and not slow (more than 0.2 ms of the isolate's CPU) three times in a row. Only when
-   * nothing of the sandbox's is on its isolate's thread (`isolateIdle`). A run past the budget is
-   * stopped and queued with its full time, and so is one still waiting on a promise (nothing in
-   * the isolate can settle it later: it has no timers or I/O); either marks its script
-   * queued-only. Undefined: not run here.
+   * answer: a queued call costs about 50 µs of CPU in hand-offs, a call at once about 10 µs. Only a
+   * script that proved it is fast: compiled (its first run is queued), with a time of its own
+   * above the budget, and not sent to the queue by its record (AtOnceRecords: per organization and
+   * code, outside the isolate). Only when nothing of the sandbox's is on its isolate's thread
+   * (`isolateIdle`). Sent to the queue for good, this run queued again with its full time: a run
+   * stopped at the budget, one still waiting on a promise (nothing in the isolate can settle it
+   * later: it has no timers or I/O), one whose stack ran out (the engine's thread has less). Sent
+   * to the queue for good, this run's outcome kept: a run that took longer than the budget all the
+   * same (a built-in V8 cannot interrupt), one stopped at its memory limit, and a script slow
+   * (more than 0.2 ms of the isolate's CPU) too often. So a script blocks the engine's thread past
+   * the budget at most once. Undefined: not run here.
    */
   private runAtOnce(
     request: ScriptRun,
-    { realm, compiled }: { realm: FrozenRealm; compiled: CompiledScript },
+    { realm, compiled, record }: { realm: FrozenRealm; compiled: ivm.Reference; record: AtOnceRecord },
   ): { result: unknown } | undefined {
     const { organizationId, input, timeoutMs, memoryMb } = request;
     const warm = this.pool.acquire(organizationId, memoryMb);
     const cpuBefore = warm.isolate.cpuTime;
-    const budgetMs = Math.min(timeoutMs, AT_ONCE_BUDGET_MS);
+    const startedAt = performance.now();
+    const tookTooLong = (): boolean => performance.now() - startedAt > AT_ONCE_BUDGET_MS;
     try {
-      const json = realm.runNow(compiled.reference, input, { timeoutMs: budgetMs, maxChars: this.maxOutputChars });
+      const json = realm.runNow(compiled, input, { timeoutMs: AT_ONCE_BUDGET_MS, maxChars: this.maxOutputChars });
       if (json === undefined) {
-        compiled.queuedOnly = true;
+        record.queuedOnly = true;
         return undefined;
       }
-      // In a row: a collection in the isolate now and then makes a fast script slow once.
-      if (warm.isolate.cpuTime - cpuBefore <= AT_ONCE_SLOW_CPU_NS) compiled.slowRuns = 0;
-      else if (++compiled.slowRuns >= AT_ONCE_MAX_SLOW_RUNS) compiled.queuedOnly = true;
+      if (tookTooLong()) record.queuedOnly = true;
+      else this.atOnce.noteRun(record, warm.isolate.cpuTime - cpuBefore > AT_ONCE_SLOW_CPU_NS);
       this.runsCalledAtOnce += 1;
       return { result: parseOutput(json, this.maxOutputChars) };
     } catch (error) {
-      // Past the budget but within its own time: queued, with all of it.
-      if (messageOf(error) === ISOLATED_VM_TIMEOUT && !warm.isolate.isDisposed && timeoutMs > budgetMs) {
-        compiled.queuedOnly = true;
+      const message = messageOf(error);
+      const disposed = warm.isolate.isDisposed;
+      if ((message === ISOLATED_VM_TIMEOUT || message.includes(STACK_OVERFLOW)) && !disposed) {
+        record.queuedOnly = true;
         return undefined;
       }
+      if (disposed || tookTooLong()) record.queuedOnly = true;
       this.runsCalledAtOnce += 1;
       return { result: Promise.reject(this.explain(error, warm, timeoutMs, memoryMb)) };
     } finally {
@@ -358,7 +370,7 @@ export class ScriptSandbox {
       script = this.callOut(warm, realm.compile(code, timeoutMs)).then(
         (reference) => {
           // Not when the cache was cleared meanwhile: both maps hold the same scripts.
-          if (warm.scripts.get(code) === script) warm.compiled.set(code, { reference, slowRuns: 0, queuedOnly: false });
+          if (warm.scripts.get(code) === script) warm.compiled.set(code, reference);
           return reference;
         },
         (error: unknown) => {
