@@ -57,6 +57,36 @@ describe('OutboxRelay with an event larger than NATS max_payload', () => {
     expect(placeholders.map((p) => p.event.position)).toEqual([committed[1]!.position]);
   });
 
+  test("an event over the stream's own max_msg_size gets a placeholder too, and the relay goes on", async () => {
+    const publisher = await js.publisher();
+    // An operator's limit below the server's max_payload: only the stream knows it.
+    await js.jsm.streams.update(js.stream, { max_msg_size: 4096 });
+    const stream = `execution-${randomUUID()}`;
+    const metadata = { organizationId: 'org-1', processId: 'proc-1' };
+    await t.store.append(stream, [
+      { type: 'NodeCompleted', data: { i: 0 }, metadata },
+      { type: 'NodeCompleted', data: { i: 1 }, metadata },
+      { type: 'NodeCompleted', data: { blob: 'x'.repeat(8192) }, metadata },
+      { type: 'NodeCompleted', data: { i: 3 }, metadata },
+      { type: 'NodeCompleted', data: { i: 4 }, metadata },
+    ]);
+    const placeholders: StoredEvent[] = [];
+    relay = new OutboxRelay(t.store, publisher, {
+      name: `relay-${randomUUID()}`,
+      subjectFor: (event) => js.subjectFor(event),
+      pollMs: 20,
+      onPlaceholder: (event) => placeholders.push(event),
+    });
+    relay.start();
+    await relay.waitForPosition(await t.store.headPosition());
+    const committed = await t.store.readAll();
+    const messages = await js.messages();
+    expect(messages.map((m) => m.position)).toEqual(committed.map((e) => e.position));
+    expect(messages.map((m) => m.envelope.data)).toEqual([{ i: 0 }, { i: 1 }, null, { i: 3 }, { i: 4 }]);
+    expect(messages[2]!.envelope).toMatchObject({ truncated: true, reason: expect.stringContaining('maximum') });
+    expect(placeholders.map((event) => event.position)).toEqual([committed[2]!.position]);
+  });
+
   test('an event whose database text is over max_payload but whose compact JSON fits is published whole', async () => {
     const maxPayload = js.nc.info!.max_payload;
     const stream = `execution-${randomUUID()}`;

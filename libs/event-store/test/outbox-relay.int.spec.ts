@@ -10,6 +10,7 @@ import {
   type EventPublisher,
   type NewEvent,
   type OutboxRelayOptions,
+  type PublishOutcome,
   type StoredEvent,
 } from '../src/index.js';
 import { DIALECTS, openTestStore, testDatabaseUrl, type TestStore } from './support/test-database.js';
@@ -27,7 +28,8 @@ const executionEvents = (n: number, organizationId = 'org-1'): NewEvent[] =>
  * killed relay or a lost message would:
  * 'die': every call after `failAfter` fails before reaching NATS;
  * 'drop-one': only call `failAfter + 1` fails (a send is lost silently), the calls after it do reach NATS;
- * 'lose-ack': call `failAfter` is stored, but the relay sees an error.
+ * 'lose-ack': call `failAfter` is stored, but the relay sees an error;
+ * 'say-duplicate': call `failAfter` is stored, but answered as a duplicate.
  */
 class FailingPublisher implements EventPublisher {
   private calls = 0;
@@ -38,7 +40,7 @@ class FailingPublisher implements EventPublisher {
   constructor(
     private readonly inner: EventPublisher,
     private readonly failAfter: number,
-    private readonly mode: 'die' | 'drop-one' | 'lose-ack',
+    private readonly mode: 'die' | 'drop-one' | 'lose-ack' | 'say-duplicate',
     /** false: publish as a destination without the predecessor check (the in-memory bus). */
     pipelined = true,
   ) {
@@ -46,12 +48,14 @@ class FailingPublisher implements EventPublisher {
     const send = pipelined ? inner.send?.bind(inner) : undefined;
     this.send = send && ((...args) => this.sendThrough(send, ...args));
   }
-  async publish(subject: string, message: EventMessage, msgId: string, previous?: string): Promise<void> {
+  async publish(subject: string, message: EventMessage, msgId: string, previous?: string): Promise<PublishOutcome> {
     const call = this.call('publish');
     if (this.mode === 'die' && call > this.failAfter) throw new Error('relay killed');
     if (this.mode === 'drop-one' && call === this.failAfter + 1) throw new Error('message lost');
-    await this.inner.publish(subject, message, msgId, previous);
+    const outcome = await this.inner.publish(subject, message, msgId, previous);
     if (this.mode === 'lose-ack' && call === this.failAfter) throw new Error('ack lost');
+    if (this.mode === 'say-duplicate' && call === this.failAfter) return { duplicate: true };
+    return outcome;
   }
   private sendThrough(send: NonNullable<EventPublisher['send']>, ...args: Parameters<typeof send>): void {
     const call = this.call('send');
@@ -224,6 +228,16 @@ describe.each(DIALECTS)('OutboxRelay to JetStream, store on %s', (dialect) => {
     // Sends 1-3 were stored, 4 was lost, 5-8 and the last (a publish) were refused; then events
     // 4-9 went again, one acknowledged publish each.
     expect(publisher.kinds).toEqual([...Array<string>(8).fill('send'), ...Array<string>(7).fill('publish')]);
+    await expectEachPositionOnceInOrder(js, await t.store.readAll());
+  });
+
+  it("a batch whose last message is answered as a duplicate is not taken as confirmed: the relay resumes from the stream's last", async () => {
+    await t.store.append(`execution-${randomUUID()}`, executionEvents(9));
+    const errors: unknown[] = [];
+    const publisher = new FailingPublisher(await js.publisher(), 9, 'say-duplicate');
+    const relay = startRelay(publisher, { ...relayOptions(), onError: (error) => errors.push(error) });
+    await relay.waitForPosition(await t.store.headPosition());
+    expect(errors.map(String)).toEqual([expect.stringContaining('the batch is unconfirmed')]);
     await expectEachPositionOnceInOrder(js, await t.store.readAll());
   });
 

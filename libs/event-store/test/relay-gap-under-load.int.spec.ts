@@ -1,12 +1,20 @@
 import pg from 'pg';
-import { openDatabase, OutboxRelay, PostgresEventStore, type EventMessage, type EventPublisher } from '../src/index.js';
+import {
+  openDatabase,
+  OutboxRelay,
+  PostgresEventStore,
+  type EventMessage,
+  type EventPublisher,
+  type PublishOutcome,
+} from '../src/index.js';
 import { openTestStore, testDatabaseUrl, type TestStore } from './support/test-database.js';
 
 class RecordingPublisher implements EventPublisher {
   readonly enforcesPreviousMsgId = false;
   readonly positions: number[] = [];
-  async publish(_subject: string, message: EventMessage): Promise<void> {
+  async publish(_subject: string, message: EventMessage): Promise<PublishOutcome> {
     this.positions.push(message.position);
+    return {};
   }
   async lastPublishedPosition(): Promise<number> {
     return this.positions.at(-1) ?? 0;

@@ -1,6 +1,6 @@
 import { allEvents } from '@weft/contracts';
 import type { Bus } from '@weft/bus';
-import type { EventMessage, EventPublisher } from '@weft/event-store';
+import type { EventMessage, EventPublisher, PublishOutcome } from '@weft/event-store';
 
 /**
  * Embedded mode: the outbox relay publishes to the in-memory bus. Nothing outlives the process
@@ -13,12 +13,13 @@ export class BusEventPublisher implements EventPublisher {
 
   constructor(private readonly bus: Bus) {}
 
-  async publish(subject: string, message: EventMessage, msgId: string): Promise<void> {
+  async publish(subject: string, message: EventMessage, msgId: string): Promise<PublishOutcome> {
     this.streamReady ??= this.bus.ensureEventStream(allEvents);
     await this.streamReady;
     // The JSON text is what goes out: the payload itself is not read when it is given.
     await this.bus.publish(subject, undefined, { msgId, json: message.json });
     this.last = Math.max(this.last, message.position);
+    return {};
   }
 
   async lastPublishedPosition(): Promise<number> {

@@ -21,6 +21,8 @@ export interface TestNatsServer {
   port: number;
   /** The server's process id (benchmarks read its memory). */
   pid: number | undefined;
+  /** Stops the server and starts it again on the same port and JetStream store (what it kept survives). */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -50,24 +52,42 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
     ].join('\n') + '\n',
   );
   let output = '';
-  const server = spawn('nats-server', ['-c', join(dir, 'nats.conf')], {
-    env: { ...process.env, ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  server.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  server.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise((done) => server.once('exit', done));
-  const stop = async () => {
-    if (server.exitCode === null && server.signalCode === null) server.kill('SIGTERM');
-    await exited;
-    await rm(dir, { recursive: true, force: true });
-  };
-  for (let attempt = 0; !(await accepts(port)); attempt += 1) {
-    if (server.exitCode !== null || attempt > 150) {
-      await stop();
-      throw new Error(`nats-server did not start on ${port}: ${output}`);
+  const launch = async () => {
+    const server = spawn('nats-server', ['-c', join(dir, 'nats.conf')], {
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    server.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    server.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise((done) => server.once('exit', done));
+    const kill = async () => {
+      if (server.exitCode === null && server.signalCode === null) server.kill('SIGTERM');
+      await exited;
+    };
+    for (let attempt = 0; !(await accepts(port)); attempt += 1) {
+      if (server.exitCode !== null || attempt > 150) {
+        await kill();
+        await rm(dir, { recursive: true, force: true });
+        throw new Error(`nats-server did not start on ${port}: ${output}`);
+      }
+      await new Promise((wake) => setTimeout(wake, 100));
     }
-    await new Promise((wake) => setTimeout(wake, 100));
-  }
-  return { url: `nats://127.0.0.1:${port}`, port, pid: server.pid, stop };
+    return { pid: server.pid, kill };
+  };
+  let running = await launch();
+  const handle: TestNatsServer = {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    pid: running.pid,
+    async restart() {
+      await running.kill();
+      running = await launch();
+      handle.pid = running.pid;
+    },
+    async stop() {
+      await running.kill();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+  return handle;
 }

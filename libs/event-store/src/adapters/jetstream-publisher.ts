@@ -16,6 +16,7 @@ import {
   PermanentPublishError,
   type EventMessage,
   type EventPublisher,
+  type PublishOutcome,
 } from '../outbox/event-publisher.js';
 
 export interface JetStreamPublisherOptions {
@@ -36,6 +37,8 @@ export const DEFAULT_EVENTS_STREAM_MAX_BYTES = 1024 ** 3;
 
 /** Room left in a message for the headers (msg id, position, expectations) besides the envelope. */
 const HEADER_ALLOWANCE_BYTES = 1024;
+/** JetStream's refusal of a message larger than the stream's max_msg_size. */
+const MESSAGE_TOO_LARGE_FOR_STREAM = 10054;
 
 /**
  * Publishes committed events to a JetStream stream. The stream is created when missing and its
@@ -46,6 +49,13 @@ export class JetStreamPublisher implements EventPublisher {
   readonly enforcesPreviousMsgId = true;
   private readonly js: JetStreamClient;
   private readonly encoder = new TextEncoder();
+  /**
+   * The stream's last message when `lastPublishedPosition` read it: a message naming it as its
+   * predecessor expects the stream's last sequence instead. nats-server 2.9 forgets a last message
+   * id across a restart once it is older than the duplicate window, and then refuses any message
+   * that expects it, for good; the sequence it keeps.
+   */
+  private resumePoint: { msgId: string; sequence: number } | undefined;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -85,16 +95,37 @@ export class JetStreamPublisher implements EventPublisher {
     return new JetStreamPublisher(nc, jsm, stream);
   }
 
-  async publish(subject: string, message: EventMessage, msgId: string, previousMsgId?: string): Promise<void> {
+  async publish(
+    subject: string,
+    message: EventMessage,
+    msgId: string,
+    previousMsgId?: string,
+  ): Promise<PublishOutcome> {
     const payload = this.payloadOf(message);
     const hdrs = headers();
     hdrs.set(POSITION_HEADER, String(message.position));
-    await this.js.publish(subject, payload, {
-      msgID: msgId,
-      headers: hdrs,
-      // Nats-Expected-Last-Msg-Id: a message whose predecessor failed fails too, never overtakes it.
-      expect: previousMsgId ? { streamName: this.stream, lastMsgID: previousMsgId } : { streamName: this.stream },
-    });
+    const resumesAt = previousMsgId !== undefined && previousMsgId === this.resumePoint?.msgId;
+    try {
+      const ack = await this.js.publish(subject, payload, {
+        msgID: msgId,
+        headers: hdrs,
+        // Nats-Expected-Last-Msg-Id: a message whose predecessor failed fails too, never overtakes it.
+        expect: {
+          streamName: this.stream,
+          ...(resumesAt
+            ? { lastSequence: this.resumePoint?.sequence }
+            : previousMsgId
+              ? { lastMsgID: previousMsgId }
+              : {}),
+        },
+      });
+      return { duplicate: ack.duplicate };
+    } catch (error) {
+      // A stream whose max_msg_size an operator set below the server's max_payload refuses it for good.
+      if (error instanceof JetStreamApiError && error.code === MESSAGE_TOO_LARGE_FOR_STREAM)
+        throw new PermanentPublishError(`event of ${payload.length} bytes: ${error.message}`);
+      throw error;
+    }
   }
 
   /**
@@ -108,7 +139,9 @@ export class JetStreamPublisher implements EventPublisher {
     hdrs.set(POSITION_HEADER, String(message.position));
     hdrs.set(PubHeaders.MsgIdHdr, msgId);
     hdrs.set(PubHeaders.ExpectedStreamHdr, this.stream);
-    if (previousMsgId) hdrs.set(PubHeaders.ExpectedLastMsgIdHdr, previousMsgId);
+    if (previousMsgId !== undefined && previousMsgId === this.resumePoint?.msgId)
+      hdrs.set(PubHeaders.ExpectedLastSeqHdr, String(this.resumePoint.sequence));
+    else if (previousMsgId) hdrs.set(PubHeaders.ExpectedLastMsgIdHdr, previousMsgId);
     this.nc.publish(subject, payload, { headers: hdrs });
   }
 
@@ -125,10 +158,13 @@ export class JetStreamPublisher implements EventPublisher {
   }
 
   async lastPublishedPosition(): Promise<number> {
+    this.resumePoint = undefined;
     const info = await this.jsm.streams.info(this.stream);
     if (info.state.messages === 0) return 0;
     const message = await this.jsm.streams.getMessage(this.stream, { seq: info.state.last_seq });
     if (!message) return 0;
+    const msgId = message.header.get(PubHeaders.MsgIdHdr);
+    if (msgId) this.resumePoint = { msgId, sequence: info.state.last_seq };
     const header = message.header.get(POSITION_HEADER);
     if (header) return Number(header);
     return Number(message.json<PublishedEventEnvelope>().position ?? 0);

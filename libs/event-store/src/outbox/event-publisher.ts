@@ -12,7 +12,7 @@ export interface EventPublisher {
    * `previousMsgId` is given, the destination must refuse the message unless its last stored
    * message has that id: the relay pipelines publishes, and this keeps them gap-free and in order.
    */
-  publish(subject: string, message: EventMessage, msgId: string, previousMsgId?: string): Promise<void>;
+  publish(subject: string, message: EventMessage, msgId: string, previousMsgId?: string): Promise<PublishOutcome>;
   /**
    * Sends a message without waiting for the destination to acknowledge it (JetStream offers it):
    * the relay then sends each batch this way up to its last message, whose acknowledged `publish`
@@ -22,6 +22,14 @@ export interface EventPublisher {
   send?(subject: string, message: EventMessage, msgId: string, previousMsgId?: string): void;
   /** Position of the last event stored at the destination, 0 when none. */
   lastPublishedPosition(): Promise<number>;
+}
+
+/**
+ * What the destination said of a stored message: `duplicate` when it had it already (its msg id
+ * within the dedupe window), which JetStream acknowledges before checking any expectation.
+ */
+export interface PublishOutcome {
+  duplicate?: boolean;
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   PermanentPublishError,
   type EventMessage,
   type EventPublisher,
+  type PublishOutcome,
 } from './event-publisher.js';
 import { placeholderEnvelope } from './placeholder-envelope.js';
 import { InProcessLock, SessionAdvisoryLock, type LeaderLock } from './leader-lock.js';
@@ -89,26 +90,30 @@ export class OutboxRelay {
         : new InProcessLock(store.database, name));
     // An event that can never be published (too large) must not stall every later one: its
     // position gets a small placeholder that says why, and the relay goes on.
-    const publishOne = async (event: StoredEvent, previous: string | undefined): Promise<void> => {
+    const publishOne = async (event: StoredEvent, previous: string | undefined): Promise<PublishOutcome> => {
       const msgId = eventMessageId(event.position);
       const message = messageOf(event);
       try {
-        await publisher.publish(subjectFor(event), message, msgId, previous);
+        return await publisher.publish(subjectFor(event), message, msgId, previous);
       } catch (error) {
         if (!(error instanceof PermanentPublishError)) throw error;
         // The database's JSON text is spaced (`{"a": 1}`): encoded compactly, the event may fit.
         const compact = JSON.stringify(toEnvelope(event));
         if (compact.length < message.json.length) {
           try {
-            await publisher.publish(subjectFor(event), { position: event.position, json: compact }, msgId, previous);
-            return;
+            return await publisher.publish(
+              subjectFor(event),
+              { position: event.position, json: compact },
+              msgId,
+              previous,
+            );
           } catch (compactError) {
             if (!(compactError instanceof PermanentPublishError)) throw compactError;
           }
         }
         options.onPlaceholder?.(event, error.message);
         const placeholder = placeholderEnvelope(toEnvelope(event), error.message);
-        await publisher.publish(subjectFor(event), eventMessageOf(placeholder), msgId, previous);
+        return publisher.publish(subjectFor(event), eventMessageOf(placeholder), msgId, previous);
       }
     };
     // Pipelined, each message naming its predecessor: a failed publish fails all later ones of the
@@ -163,7 +168,10 @@ export class OutboxRelay {
       const final = batch.at(-1);
       if (!final) return last;
       try {
-        await publishOne(final, last);
+        // A duplicate is acknowledged before any expectation is checked: it confirms nothing sent before it.
+        const { duplicate } = await publishOne(final, last);
+        if (duplicate)
+          throw new Error(`${eventMessageId(final.position)} was stored already: the batch is unconfirmed`);
       } catch (error) {
         acknowledgeEach = true;
         throw error;
