@@ -165,6 +165,13 @@ describe('script runs called at once', () => {
     expect(sandbox.runsCalledAtOnce).toBe(calledAtOnce);
   });
 
+  test('a script that blocks without CPU (Atomics.wait) is slow by the clock and queued after a few runs', async () => {
+    const code = 'Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, input.waitMs); return input.i;';
+    expect(await run(code, { i: 0, waitMs: 5 })).toBe(0);
+    for (let i = 1; i <= 6; i++) expect(await run(code, { i, waitMs: 5 })).toBe(i);
+    expect(sandbox.runsCalledAtOnce).toBe(3);
+  });
+
   test('a script slow at once too often is queued from then on, every other run slow included', async () => {
     const code = 'if (input.slow) { let sum = 0; for (let i = 0; i < 3e6; i++) sum += i % 7; } return input.i;';
     expect(await run(code, { i: 0 })).toBe(0);
