@@ -4,6 +4,8 @@
  * (a memory kill, a reset, a larger memoryMb) or its compiled scripts are dropped.
  */
 export interface AtOnceRecord {
+  /** Runs at once so far (the first ones warm the script up: see WARM_UP_RUNS). */
+  runs: number;
   /** Grows by 1 with each slow run at once and shrinks by 0.1 with each fast one (see `noteRun`). */
   slowness: number;
   /** Its runs are queued from now on. */
@@ -12,6 +14,12 @@ export interface AtOnceRecord {
 
 /** Slowness at which a script's runs are queued from then on: about three slow runs in ten. */
 const MAX_SLOWNESS = 3;
+/**
+ * Runs at once not counted as slow: a script's first calls in a realm compile its code and warm
+ * up its inline caches (measured: the benchmark's two scripts were slow three times in their first
+ * runs, and fast from then on).
+ */
+const WARM_UP_RUNS = 20;
 /** Scripts remembered in all; past it the records start afresh (each new script is tried once anyway). */
 const MAX_RECORDS = 10_000;
 
@@ -31,7 +39,7 @@ export class AtOnceRecords {
         this.byOrganization.set(organizationId, scripts);
         scripts.clear();
       }
-      scripts.set(code, (record = { slowness: 0, queuedOnly: false }));
+      scripts.set(code, (record = { runs: 0, slowness: 0, queuedOnly: false }));
       this.size += 1;
     }
     return record;
@@ -42,6 +50,8 @@ export class AtOnceRecords {
    * isolate now and then is forgiven, and a script slow every other run is queued after four.
    */
   noteRun(record: AtOnceRecord, slow: boolean): void {
+    record.runs += 1;
+    if (record.runs <= WARM_UP_RUNS) return;
     record.slowness = slow ? record.slowness + 1 : Math.max(0, record.slowness - 0.1);
     if (record.slowness >= MAX_SLOWNESS) record.queuedOnly = true;
   }

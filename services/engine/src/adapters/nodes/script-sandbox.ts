@@ -63,12 +63,12 @@ const MAX_CACHED_SCRIPTS = 500;
  */
 export const AT_ONCE_BUDGET_MS = 20;
 /**
- * A run called at once counts as slow above this much CPU of the engine's thread (the thread's
- * own clock: a run the OS preempted is not slow for that), or above AT_ONCE_SLOW_WALL_MS of wall
- * time (a run that waits without CPU, such as `Atomics.wait`, blocks the thread all the same).
+ * A run called at once counts as slow above this much of the isolate's time (`isolate.cpuTime`:
+ * the time the thread spent in the isolate, a wait such as `Atomics.wait` included, host code and
+ * a preemption outside it not: so a busy machine does not make a fast script slow).
  */
-const AT_ONCE_SLOW_CPU_US = 200;
-const AT_ONCE_SLOW_WALL_MS = 2;
+const AT_ONCE_SLOW_NS = 200_000n;
+const AT_ONCE_BUDGET_NS = BigInt(AT_ONCE_BUDGET_MS) * 1_000_000n;
 /** What V8 says when a run's stack is too deep: the engine's thread has less stack than the isolate's. */
 const STACK_OVERFLOW = 'Maximum call stack size exceeded';
 /** What isolated-vm says when it stops code (7.0.1). */
@@ -198,8 +198,8 @@ export class ScriptSandbox {
    * stopped at the budget, one still waiting on a promise (nothing in the isolate can settle it
    * later: it has no timers or I/O), one whose stack ran out (the engine's thread has less). Sent
    * to the queue for good, this run's outcome kept: a run that took longer than the budget all the
-   * same (a built-in V8 cannot interrupt: more CPU than the budget), one stopped at its memory
-   * limit, and a script slow (more than 0.2 ms of CPU or 2 ms of wall time) too often. So a script
+   * same (a built-in V8 cannot interrupt: more time in the isolate than the budget), one stopped at
+   * its memory limit, and a script slow (more than 0.2 ms in the isolate) too often. So a script
    * blocks the engine's thread past the budget at most once. Undefined: not run here.
    */
   private runAtOnce(
@@ -208,24 +208,18 @@ export class ScriptSandbox {
   ): { result: unknown } | undefined {
     const { organizationId, input, timeoutMs, memoryMb } = request;
     const warm = this.pool.acquire(organizationId, memoryMb);
-    const cpuBefore = process.threadCpuUsage();
-    const startedAt = performance.now();
-    // CPU past the budget is a built-in V8 could not interrupt (or a huge input's copy), never a preemption.
-    const cpuUs = (): number => {
-      const used = process.threadCpuUsage(cpuBefore);
-      return used.user + used.system;
-    };
-    const pastBudget = (): boolean => cpuUs() > AT_ONCE_BUDGET_MS * 1000;
+    const timeBefore = warm.isolate.cpuTime;
+    // Time in the isolate past the budget is a built-in V8 could not interrupt, not a timeout.
+    const inIsolate = (): bigint => warm.isolate.cpuTime - timeBefore;
     try {
       const json = realm.runNow(compiled, input, { timeoutMs: AT_ONCE_BUDGET_MS, maxChars: this.maxOutputChars });
       if (json === undefined) {
         record.queuedOnly = true;
         return undefined;
       }
-      const cpu = cpuUs();
-      if (cpu > AT_ONCE_BUDGET_MS * 1000) record.queuedOnly = true;
-      else
-        this.atOnce.noteRun(record, cpu > AT_ONCE_SLOW_CPU_US || performance.now() - startedAt > AT_ONCE_SLOW_WALL_MS);
+      const spent = inIsolate();
+      if (spent > AT_ONCE_BUDGET_NS) record.queuedOnly = true;
+      else this.atOnce.noteRun(record, spent > AT_ONCE_SLOW_NS);
       this.runsCalledAtOnce += 1;
       return { result: parseOutput(json, this.maxOutputChars) };
     } catch (error) {
@@ -235,7 +229,7 @@ export class ScriptSandbox {
         record.queuedOnly = true;
         return undefined;
       }
-      if (disposed || pastBudget()) record.queuedOnly = true;
+      if (disposed || inIsolate() > AT_ONCE_BUDGET_NS) record.queuedOnly = true;
       this.runsCalledAtOnce += 1;
       return { result: Promise.reject(this.explain(error, warm, timeoutMs, memoryMb)) };
     } finally {
