@@ -18,14 +18,6 @@ export interface FrozenRealm {
   compile(code: string, timeoutMs: number): Promise<ivm.Reference>;
   /** Runs a compiled script on `input`; resolves to its result as JSON text, at most `maxChars` long. */
   run(compiled: ivm.Reference, input: unknown, options: { timeoutMs: number; maxChars: number }): Promise<unknown>;
-  /**
-   * Runs a compiled script on this thread, blocking it for at most `timeoutMs` (the code after its
-   * awaits included: the isolate drains its promise jobs within the call). Returns the result's
-   * JSON text, or undefined when the run is still waiting on a promise that nothing left in the
-   * isolate can settle. Throws what `run` rejects with. Only for an isolate with nothing of its
-   * own running: the call waits for the isolate's thread.
-   */
-  runNow(compiled: ivm.Reference, input: unknown, options: { timeoutMs: number; maxChars: number }): string | undefined;
 }
 
 /** Thrown inside the isolate, so an oversize result never reaches the host heap. */
@@ -181,27 +173,7 @@ const FREEZE_AND_ENTRY_POINTS = `(function (globalsBeforeSes, key) {
     if (json.length > maxChars) throw new Error(${JSON.stringify(OVERSIZE_MARK)} + " (" + json.length + " characters)");
     return json;
   };
-  // A run called synchronously: started by one call, its outcome taken by the next, after the
-  // isolate drained the promise jobs in between. Only outcomes (JSON text, a message) wait here,
-  // each until its take, so no run reaches another's values.
-  const outcomes = new Map();
-  let tickets = 0;
-  const start = (script, input, maxChars) => {
-    const ticket = ++tickets;
-    run(script, input, maxChars).then(
-      (json) => outcomes.set(ticket, { json }),
-      (error) => outcomes.set(ticket, { message: error.message }),
-    );
-    return ticket;
-  };
-  const take = (ticket) => {
-    const outcome = outcomes.get(ticket);
-    if (outcome === undefined) return undefined;
-    outcomes.delete(ticket);
-    if ("message" in outcome) throw new Error(outcome.message);
-    return outcome.json;
-  };
-  return [compile, run, start, take];
+  return [compile, run];
 })`;
 
 /**
@@ -227,8 +199,6 @@ export const createFrozenRealm = async (isolate: ivm.Isolate): Promise<FrozenRea
   });
   const compileRef: ivm.Reference = await entryPoints.get(0, { reference: true });
   const runRef: ivm.Reference = await entryPoints.get(1, { reference: true });
-  const startRef: ivm.Reference = await entryPoints.get(2, { reference: true });
-  const takeRef: ivm.Reference = await entryPoints.get(3, { reference: true });
   for (const done of [globalsBeforeSes, freeze, entryPoints]) done.release();
   return {
     compile: (code, timeoutMs) =>
@@ -241,14 +211,5 @@ export const createFrozenRealm = async (isolate: ivm.Isolate): Promise<FrozenRea
         timeout: timeoutMs,
         result: { promise: true, copy: true },
       }),
-    runNow: (compiled, input, { timeoutMs, maxChars }) => {
-      const ticket: unknown = startRef.applySync(
-        undefined,
-        [compiled.derefInto(), new ivm.ExternalCopy(input ?? null).copyInto(), maxChars],
-        { timeout: timeoutMs },
-      );
-      const json: unknown = takeRef.applySync(undefined, [ticket], { timeout: timeoutMs });
-      return json as string | undefined;
-    },
   };
 };

@@ -15,16 +15,8 @@ export interface WarmIsolate {
   memoryMb: number;
   /** Its one realm, frozen, shared by its runs (created by the first run). */
   realm?: Promise<FrozenRealm>;
-  /** The realm once made: what a run called at once needs (see ScriptSandbox.runAtOnce). */
-  realmReady?: FrozenRealm;
   /** Compiled scripts by code, in that realm. */
   scripts: Map<string, Promise<ivm.Reference>>;
-  /** The compiled scripts once compiled: what a run called at once needs. */
-  compiled: Map<string, ivm.Reference>;
-  /** Realm and compile calls handed to the isolate's thread that have not come back. */
-  callsOut: number;
-  /** A run was stopped by its guard while its code was on the isolate: it may spin there for good. */
-  runawaySuspected?: boolean;
   /** Set when a runaway script got the isolate discarded: its other runs were stopped for that. */
   resetByRunaway?: boolean;
   /** Each run whose code is queued or running on this isolate. */
@@ -91,12 +83,6 @@ export class IsolatePool {
     return running;
   }
 
-  /** The organization's warm isolate when it exists and allows `memoryMb`, without making one. */
-  warmFor(organizationId: string, memoryMb: number): WarmIsolate | undefined {
-    const warm = this.warm.get(organizationId);
-    return warm && !warm.isolate.isDisposed && warm.memoryMb >= memoryMb ? warm : undefined;
-  }
-
   /** The organization's isolate, held for one run until `release`. */
   acquire(organizationId: string, memoryMb: number): WarmIsolate {
     if (this.closed) throw new ScriptError('the script sandbox is closed (the engine is stopping)');
@@ -151,8 +137,6 @@ export class IsolatePool {
       isolate: new ivm.Isolate({ memoryLimit: memoryMb }),
       memoryMb,
       scripts: new Map(),
-      compiled: new Map(),
-      callsOut: 0,
       executing: new Set(),
       users: 0,
     };

@@ -2,8 +2,6 @@ import type ivm from 'isolated-vm';
 import { createFrozenRealm, OVERSIZE_MARK, type FrozenRealm } from './frozen-realm.js';
 import { ScriptError } from './script-error.js';
 import { AbortableSemaphore } from './abortable-semaphore.js';
-import { isolateIdle, IsolateIdleWaits } from './script-isolate-idle.js';
-import { AtOnceRecords, type AtOnceRecord } from './script-at-once-records.js';
 import {
   DEFAULT_ISOLATE_LIMITS,
   IsolatePool,
@@ -56,21 +54,6 @@ const realTimers: SandboxTimers = {
 };
 
 const MAX_CACHED_SCRIPTS = 500;
-/**
- * A run called at once (see `runAtOnce`) is stopped after this long and queued on the isolate's
- * thread instead, with its full time; one that took longer all the same (a built-in V8 cannot
- * interrupt) sends its script to the queue for good.
- */
-export const AT_ONCE_BUDGET_MS = 20;
-/**
- * A run called at once counts as slow above this much of the isolate's time (`isolate.cpuTime`:
- * the time the thread spent in the isolate, a wait such as `Atomics.wait` included, host code and
- * a preemption outside it not: so a busy machine does not make a fast script slow).
- */
-const AT_ONCE_SLOW_NS = 200_000n;
-const AT_ONCE_BUDGET_NS = BigInt(AT_ONCE_BUDGET_MS) * 1_000_000n;
-/** What V8 says when a run's stack is too deep: the engine's thread has less stack than the isolate's. */
-const STACK_OVERFLOW = 'Maximum call stack size exceeded';
 /** What isolated-vm says when it stops code (7.0.1). */
 const ISOLATED_VM_MEMORY_LIMIT = 'Isolate was disposed during execution due to memory limit';
 const ISOLATED_VM_TIMEOUT = 'Script execution timed out.';
@@ -110,21 +93,10 @@ export class ScriptSandbox {
   private readonly closing = new AbortController();
   private readonly maxOutputChars: number;
   private readonly timers: SandboxTimers;
-  private readonly idleWaits: IsolateIdleWaits;
-  private readonly atOnce = new AtOnceRecords();
 
-  constructor(
-    options: {
-      maxOutputChars?: number;
-      isolates?: Partial<IsolateLimits>;
-      timers?: SandboxTimers;
-      /** Longest a run that may be called at once waits for its isolate's thread (IDLE_WAIT_MS). */
-      idleWaitMs?: number;
-    } = {},
-  ) {
+  constructor(options: { maxOutputChars?: number; isolates?: Partial<IsolateLimits>; timers?: SandboxTimers } = {}) {
     this.maxOutputChars = options.maxOutputChars ?? MAX_SCRIPT_OUTPUT_CHARS;
     this.timers = options.timers ?? realTimers;
-    this.idleWaits = new IsolateIdleWaits(options.idleWaitMs);
     this.pool = new IsolatePool(options.isolates);
     this.runsPerIsolate = options.isolates?.runsPerIsolate ?? DEFAULT_ISOLATE_LIMITS.runsPerIsolate;
   }
@@ -156,89 +128,7 @@ export class ScriptSandbox {
     return this.pool.runningScripts;
   }
 
-  /** Runs called at once on the engine's thread so far (see `runAtOnce`); tests and benchmarks read it. */
-  runsCalledAtOnce = 0;
-
-  async run(request: ScriptRun): Promise<unknown> {
-    let candidate = this.atOnceCandidate(request);
-    if (candidate && !isolateIdle(candidate.warm)) {
-      // Under load the queued runs ahead drain within the wait; from then on runs are called at once.
-      await this.idleWaits.untilIdle(candidate.warm);
-      candidate = this.atOnceCandidate(request);
-    }
-    const atOnce = candidate && isolateIdle(candidate.warm) ? this.runAtOnce(request, candidate) : undefined;
-    return atOnce ? atOnce.result : this.runQueued(request);
-  }
-
-  /** The isolate and script for a call at once, if the script qualifies (see `runAtOnce`). */
-  private atOnceCandidate({
-    organizationId,
-    code,
-    memoryMb,
-    timeoutMs,
-    signal,
-  }: ScriptRun): { warm: WarmIsolate; realm: FrozenRealm; compiled: ivm.Reference; record: AtOnceRecord } | undefined {
-    // A run whose own time is within the budget would end at once on its timeout, never queued.
-    if (signal?.aborted || timeoutMs <= AT_ONCE_BUDGET_MS) return undefined;
-    const warm = this.pool.warmFor(organizationId, memoryMb);
-    const compiled = warm?.compiled.get(code);
-    const realm = warm?.realmReady;
-    if (!warm || !realm || !compiled) return undefined;
-    const record = this.atOnce.of(organizationId, code);
-    return record.queuedOnly ? undefined : { warm, realm, compiled, record };
-  }
-
-  /**
-   * Runs a script on this thread, without handing it to its isolate's thread and waiting for the
-   * answer: a queued call costs about 50 µs of CPU in hand-offs, a call at once about 10 µs. Only a
-   * script that proved it is fast: compiled (its first run is queued), with a time of its own
-   * above the budget, and not sent to the queue by its record (AtOnceRecords: per organization and
-   * code, outside the isolate). Only when nothing of the sandbox's is on its isolate's thread
-   * (`isolateIdle`). Sent to the queue for good, this run queued again with its full time: a run
-   * stopped at the budget, one still waiting on a promise (nothing in the isolate can settle it
-   * later: it has no timers or I/O), one whose stack ran out (the engine's thread has less). Sent
-   * to the queue for good, this run's outcome kept: a run that took longer than the budget all the
-   * same (a built-in V8 cannot interrupt: more time in the isolate than the budget), one stopped at
-   * its memory limit, and a script slow (more than 0.2 ms in the isolate) too often. So a script
-   * blocks the engine's thread past the budget at most once. Undefined: not run here.
-   */
-  private runAtOnce(
-    request: ScriptRun,
-    { realm, compiled, record }: { realm: FrozenRealm; compiled: ivm.Reference; record: AtOnceRecord },
-  ): { result: unknown } | undefined {
-    const { organizationId, input, timeoutMs, memoryMb } = request;
-    const warm = this.pool.acquire(organizationId, memoryMb);
-    const timeBefore = warm.isolate.cpuTime;
-    // Time in the isolate past the budget is a built-in V8 could not interrupt, not a timeout.
-    const inIsolate = (): bigint => warm.isolate.cpuTime - timeBefore;
-    try {
-      const json = realm.runNow(compiled, input, { timeoutMs: AT_ONCE_BUDGET_MS, maxChars: this.maxOutputChars });
-      if (json === undefined) {
-        record.queuedOnly = true;
-        return undefined;
-      }
-      const spent = inIsolate();
-      if (spent > AT_ONCE_BUDGET_NS) record.queuedOnly = true;
-      else this.atOnce.noteRun(record, spent > AT_ONCE_SLOW_NS);
-      this.runsCalledAtOnce += 1;
-      return { result: parseOutput(json, this.maxOutputChars) };
-    } catch (error) {
-      const message = messageOf(error);
-      const disposed = warm.isolate.isDisposed;
-      if ((message === ISOLATED_VM_TIMEOUT || message.includes(STACK_OVERFLOW)) && !disposed) {
-        record.queuedOnly = true;
-        return undefined;
-      }
-      if (disposed || inIsolate() > AT_ONCE_BUDGET_NS) record.queuedOnly = true;
-      this.runsCalledAtOnce += 1;
-      return { result: Promise.reject(this.explain(error, warm, timeoutMs, memoryMb)) };
-    } finally {
-      this.pool.release(warm);
-    }
-  }
-
-  /** A run handed to its isolate's thread, in its organization's turn (see `turns`). */
-  private async runQueued({ organizationId, code, input, timeoutMs, memoryMb, signal }: ScriptRun): Promise<unknown> {
+  async run({ organizationId, code, input, timeoutMs, memoryMb, signal }: ScriptRun): Promise<unknown> {
     let warm = this.pool.acquire(organizationId, memoryMb);
     const slot: ExecutingRun = { deadline: this.timers.now() + timeoutMs };
     let executing = false;
@@ -263,9 +153,6 @@ export class ScriptSandbox {
       if (!executing) return;
       // The runs on the isolate now may be what spins; those that come later are not.
       const suspects = new Set([...on.executing].filter((run) => run !== slot));
-      // Its code may spin on for good (a spin check can miss a thread that was not scheduled): no
-      // run is called at once on this isolate again, as it could wait behind the spin forever.
-      on.runawaySuspected = true;
       this.timers.setTimeout(() => this.discardIfSpinning(on, suspects), 0).unref();
     };
     // Armed before compiling: an isolate busy with a runaway would otherwise hold this run forever.
@@ -302,7 +189,6 @@ export class ScriptSandbox {
             return await result;
           } finally {
             on.executing.delete(slot);
-            this.idleWaits.noteLeft(on);
           }
         } catch (error) {
           // Queued behind a runaway whose isolate was discarded: start again on a fresh one. Code
@@ -328,7 +214,6 @@ export class ScriptSandbox {
       turnWanted.abort(RUN_SETTLED);
       releaseTurn();
       warm.executing.delete(slot);
-      this.idleWaits.noteLeft(warm);
       if (timer) this.timers.clearTimeout(timer);
       if (onAbort) signal?.removeEventListener('abort', onAbort);
       this.pool.release(warm);
@@ -346,26 +231,12 @@ export class ScriptSandbox {
     return turns;
   }
 
-  /** `call`, counted in `warm.callsOut` until the isolate's thread answers it. */
-  private callOut<T>(warm: WarmIsolate, call: Promise<T>): Promise<T> {
-    warm.callsOut += 1;
-    const back = (): void => {
-      warm.callsOut -= 1;
-      this.idleWaits.noteLeft(warm);
-    };
-    call.then(back, back);
-    return call;
-  }
-
   /** The isolate's frozen realm, made by its first run; a failed attempt is not kept. */
   private realmOf(warm: WarmIsolate): Promise<FrozenRealm> {
-    warm.realm ??= this.callOut(warm, createFrozenRealm(warm.isolate)).then(
-      (realm) => (warm.realmReady = realm),
-      (error: unknown) => {
-        warm.realm = undefined;
-        throw error;
-      },
-    );
+    warm.realm ??= createFrozenRealm(warm.isolate).catch((error: unknown) => {
+      warm.realm = undefined;
+      throw error;
+    });
     return warm.realm;
   }
 
@@ -373,24 +244,14 @@ export class ScriptSandbox {
   private compile(warm: WarmIsolate, realm: FrozenRealm, code: string, timeoutMs: number): Promise<ivm.Reference> {
     let script = warm.scripts.get(code);
     if (!script) {
-      script = this.callOut(warm, realm.compile(code, timeoutMs)).then(
-        (reference) => {
-          // Not when the cache was cleared meanwhile: both maps hold the same scripts.
-          if (warm.scripts.get(code) === script) warm.compiled.set(code, reference);
-          return reference;
-        },
-        (error: unknown) => {
-          warm.scripts.delete(code);
-          const message = messageOf(error);
-          // A timeout or a lost isolate is the run's to explain; anything else is the code's own.
-          if (warm.isolate.isDisposed || message === ISOLATED_VM_TIMEOUT) throw error;
-          throw new ScriptError(`script does not compile: ${message}`);
-        },
-      );
-      if (warm.scripts.size >= MAX_CACHED_SCRIPTS) {
-        warm.scripts.clear();
-        warm.compiled.clear();
-      }
+      script = realm.compile(code, timeoutMs).catch((error: unknown) => {
+        warm.scripts.delete(code);
+        const message = messageOf(error);
+        // A timeout or a lost isolate is the run's to explain; anything else is the code's own.
+        if (warm.isolate.isDisposed || message === ISOLATED_VM_TIMEOUT) throw error;
+        throw new ScriptError(`script does not compile: ${message}`);
+      });
+      if (warm.scripts.size >= MAX_CACHED_SCRIPTS) warm.scripts.clear();
       warm.scripts.set(code, script);
     }
     return script;
