@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { OutboxRelay, type StoredEvent } from '../src/index.js';
+import { OutboxRelay, type EventPublisher, type StoredEvent } from '../src/index.js';
 import { openTestStore, type TestStore } from './support/test-database.js';
 import { openTestJetStream, type TestJetStream } from './support/test-jetstream.js';
 
@@ -19,6 +19,20 @@ describe('OutboxRelay with an event larger than NATS max_payload', () => {
     await t.dispose();
   });
 
+  /** Runs a relay of the test's own until it published everything appended; the placeholders it made. */
+  const publishAll = async (publisher: EventPublisher): Promise<{ event: StoredEvent; reason: string }[]> => {
+    const placeholders: { event: StoredEvent; reason: string }[] = [];
+    relay = new OutboxRelay(t.store, publisher, {
+      name: `relay-${randomUUID()}`,
+      subjectFor: (event) => js.subjectFor(event),
+      pollMs: 20,
+      onPlaceholder: (event, reason) => placeholders.push({ event, reason }),
+    });
+    relay.start();
+    await relay.waitForPosition(await t.store.headPosition());
+    return placeholders;
+  };
+
   test('publishes a placeholder at its position and every later event after it', async () => {
     const maxPayload = js.nc.info!.max_payload;
     const stream = `execution-${randomUUID()}`;
@@ -31,15 +45,7 @@ describe('OutboxRelay with an event larger than NATS max_payload', () => {
       { type: 'NodeCompleted', data: { i: 2 }, metadata },
       { type: 'NodeCompleted', data: { i: 3 }, metadata },
     ]);
-    const placeholders: { event: StoredEvent; reason: string }[] = [];
-    relay = new OutboxRelay(t.store, await js.publisher(), {
-      name: `relay-${randomUUID()}`,
-      subjectFor: (event) => js.subjectFor(event),
-      pollMs: 20,
-      onPlaceholder: (event, reason) => placeholders.push({ event, reason }),
-    });
-    relay.start();
-    await relay.waitForPosition(await t.store.headPosition());
+    const placeholders = await publishAll(await js.publisher());
 
     const committed = await t.store.readAll();
     const messages = await js.messages();
@@ -70,21 +76,13 @@ describe('OutboxRelay with an event larger than NATS max_payload', () => {
       { type: 'NodeCompleted', data: { i: 3 }, metadata },
       { type: 'NodeCompleted', data: { i: 4 }, metadata },
     ]);
-    const placeholders: StoredEvent[] = [];
-    relay = new OutboxRelay(t.store, publisher, {
-      name: `relay-${randomUUID()}`,
-      subjectFor: (event) => js.subjectFor(event),
-      pollMs: 20,
-      onPlaceholder: (event) => placeholders.push(event),
-    });
-    relay.start();
-    await relay.waitForPosition(await t.store.headPosition());
+    const placeholders = await publishAll(publisher);
     const committed = await t.store.readAll();
     const messages = await js.messages();
     expect(messages.map((m) => m.position)).toEqual(committed.map((e) => e.position));
     expect(messages.map((m) => m.envelope.data)).toEqual([{ i: 0 }, { i: 1 }, null, { i: 3 }, { i: 4 }]);
     expect(messages[2]!.envelope).toMatchObject({ truncated: true, reason: expect.stringContaining('maximum') });
-    expect(placeholders.map((event) => event.position)).toEqual([committed[2]!.position]);
+    expect(placeholders.map(({ event }) => event.position)).toEqual([committed[2]!.position]);
   });
 
   test('an event whose database text is over max_payload but whose compact JSON fits is published whole', async () => {
@@ -94,16 +92,8 @@ describe('OutboxRelay with an event larger than NATS max_payload', () => {
     const zeros = new Array<number>(Math.floor((maxPayload * 0.8) / 2)).fill(0);
     const metadata = { organizationId: 'org-1', processId: 'proc-1' };
     await t.store.append(stream, [{ type: 'NodeCompleted', data: { zeros }, metadata }]);
-    const placeholders: StoredEvent[] = [];
     // Started after the append: the relay reads the event from the table, as the database's text.
-    relay = new OutboxRelay(t.store, await js.publisher(), {
-      name: `relay-${randomUUID()}`,
-      subjectFor: (event) => js.subjectFor(event),
-      pollMs: 20,
-      onPlaceholder: (event) => placeholders.push(event),
-    });
-    relay.start();
-    await relay.waitForPosition(await t.store.headPosition());
+    const placeholders = await publishAll(await js.publisher());
     const messages = await js.messages();
     expect(placeholders).toEqual([]);
     expect(messages).toHaveLength(1);
