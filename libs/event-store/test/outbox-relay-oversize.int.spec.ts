@@ -85,6 +85,31 @@ describe('OutboxRelay with an event larger than NATS max_payload', () => {
     expect(placeholders.map(({ event }) => event.position)).toEqual([committed[2]!.position]);
   });
 
+  test("when the stream's max_msg_size refuses even the placeholder's metadata, a minimal placeholder takes the position", async () => {
+    const publisher = await js.publisher();
+    await js.jsm.streams.update(js.stream, { max_msg_size: 700 });
+    const stream = `execution-${randomUUID()}`;
+    const metadata = { organizationId: 'org-1', processId: 'proc-1', note: 'm'.repeat(1000) };
+    await t.store.append(stream, [
+      { type: 'NodeCompleted', data: { blob: 'x'.repeat(2000) }, metadata },
+      { type: 'NodeCompleted', data: { i: 1 }, metadata: { organizationId: 'org-1', processId: 'proc-1' } },
+    ]);
+    const placeholders = await publishAll(publisher);
+    const committed = await t.store.readAll();
+    const messages = await js.messages();
+    expect(messages.map((m) => m.position)).toEqual(committed.map((e) => e.position));
+    expect(messages[0]!.envelope).toMatchObject({
+      eventId: committed[0]!.eventId,
+      position: committed[0]!.position,
+      data: null,
+      metadata: {},
+      truncated: true,
+    });
+    expect(messages[1]!.envelope.data).toEqual({ i: 1 });
+    // Reported once, when published: not at every attempt.
+    expect(placeholders.map(({ event }) => event.position)).toEqual([committed[0]!.position]);
+  });
+
   test('an event whose database text is over max_payload but whose compact JSON fits is published whole', async () => {
     const maxPayload = js.nc.info!.max_payload;
     const stream = `execution-${randomUUID()}`;

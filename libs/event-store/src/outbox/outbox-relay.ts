@@ -12,7 +12,7 @@ import {
   type EventPublisher,
   type PublishOutcome,
 } from './event-publisher.js';
-import { placeholderEnvelope } from './placeholder-envelope.js';
+import { minimalPlaceholderEnvelope, placeholderEnvelope } from './placeholder-envelope.js';
 import { InProcessLock, SessionAdvisoryLock, type LeaderLock } from './leader-lock.js';
 
 /** First key of the relay's leader lock; the second is the events table's oid. */
@@ -111,9 +111,24 @@ export class OutboxRelay {
             if (!(compactError instanceof PermanentPublishError)) throw compactError;
           }
         }
+        const envelope = toEnvelope(event);
+        let outcome: PublishOutcome;
+        try {
+          outcome = await publisher.publish(
+            subjectFor(event),
+            eventMessageOf(placeholderEnvelope(envelope, error.message)),
+            msgId,
+            previous,
+          );
+        } catch (placeholderError) {
+          // A stream's own max_msg_size may refuse the placeholder's metadata and reason too.
+          if (!(placeholderError instanceof PermanentPublishError)) throw placeholderError;
+          const minimal = minimalPlaceholderEnvelope(envelope, error.message);
+          outcome = await publisher.publish(subjectFor(event), eventMessageOf(minimal), msgId, previous);
+        }
+        // Only once it is published: a retried position must not be reported again and again.
         options.onPlaceholder?.(event, error.message);
-        const placeholder = placeholderEnvelope(toEnvelope(event), error.message);
-        return publisher.publish(subjectFor(event), eventMessageOf(placeholder), msgId, previous);
+        return outcome;
       }
     };
     // Pipelined, each message naming its predecessor: a failed publish fails all later ones of the

@@ -10,3 +10,18 @@ export const placeholderEnvelope = (envelope: PublishedEventEnvelope, reason: st
   truncated: true,
   reason,
 });
+
+/** Longest reason a minimal placeholder carries. */
+const MINIMAL_REASON_CHARS = 200;
+
+/**
+ * The placeholder with nothing but the event's identity and a short reason (no metadata): what a
+ * stream whose own max_msg_size refused the full placeholder may still take.
+ */
+export const minimalPlaceholderEnvelope = (
+  envelope: PublishedEventEnvelope,
+  reason: string,
+): PublishedEventEnvelope => ({
+  ...placeholderEnvelope(envelope, reason.slice(0, MINIMAL_REASON_CHARS)),
+  metadata: {},
+});
