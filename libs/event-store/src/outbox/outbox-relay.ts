@@ -97,8 +97,9 @@ export class OutboxRelay {
         return await publisher.publish(subjectFor(event), message, msgId, previous);
       } catch (error) {
         if (!(error instanceof PermanentPublishError)) throw error;
+        const envelope = toEnvelope(event);
         // The database's JSON text is spaced (`{"a": 1}`): encoded compactly, the event may fit.
-        const compact = JSON.stringify(toEnvelope(event));
+        const compact = JSON.stringify(envelope);
         if (compact.length < message.json.length) {
           try {
             return await publisher.publish(
@@ -111,7 +112,6 @@ export class OutboxRelay {
             if (!(compactError instanceof PermanentPublishError)) throw compactError;
           }
         }
-        const envelope = toEnvelope(event);
         let outcome: PublishOutcome;
         try {
           outcome = await publisher.publish(
