@@ -286,6 +286,26 @@ describe('script node (isolated-vm)', () => {
     },
   );
 
+  test('a stopped script that ends by itself keeps its isolate, though later runs burn CPU while the spin check samples', async () => {
+    const { timers, own, start } = onTestClock();
+    try {
+      // Busy for 150 ms of real time: past its guard on the test clock, but it ends on its own.
+      const slow = start('const end = Date.now() + 150; while (Date.now() < end) {}', 60_000);
+      await waitUntil(() => own.runningScripts === 1);
+      timers.advance(60_050);
+      await expect(slow).rejects.toThrow(/timed out after 60000 ms/);
+      timers.advance(1); // the spin check starts sampling the isolate's CPU time
+      await waitUntil(() => own.runningScripts === 0);
+      // A later run burns CPU on the isolate inside the sample: its CPU time grows, yet nothing spins.
+      expect(await start('const end = Date.now() + 50; while (Date.now() < end) {} return 42', 60_000)).toBe(42);
+      timers.advance(25);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(own.warmOrganizations()).toEqual([org]); // a reset would have dropped it
+    } finally {
+      own.dispose();
+    }
+  });
+
   test('a script that allocates without bound is stopped and the sandbox stays healthy', async () => {
     const bomb = 'const a = []; while (true) { a.push(new Array(100000).fill("x")); }';
     await expect(run(bomb, {}, { memoryMb: 16, timeoutMs: 10000 })).rejects.toThrow(/memory limit of 16 MB/);

@@ -7,6 +7,8 @@ export interface ExecutingRun {
   deadline: number;
   /** Set when its isolate is discarded for a runaway it was queued behind: it runs again on a fresh one. */
   requeue?: boolean;
+  /** Set when it was on the isolate with the runaway (it may be the one spinning): it fails, told why. */
+  stoppedByReset?: boolean;
 }
 
 export interface WarmIsolate {
@@ -17,8 +19,6 @@ export interface WarmIsolate {
   realm?: Promise<FrozenRealm>;
   /** Compiled scripts by code, in that realm. */
   scripts: Map<string, Promise<ivm.Reference>>;
-  /** Set when a runaway script got the isolate discarded: its other runs were stopped for that. */
-  resetByRunaway?: boolean;
   /** Each run whose code is queued or running on this isolate. */
   executing: Set<ExecutingRun>;
   /** Runs holding it (queued or running): an isolate in use is never evicted. */

@@ -207,7 +207,7 @@ export class ScriptSandbox {
     try {
       return parseOutput(await Promise.race([running, guard]), this.maxOutputChars);
     } catch (error) {
-      throw this.explain(error, warm, timeoutMs, memoryMb);
+      throw this.explain(error, warm, slot, timeoutMs, memoryMb);
     } finally {
       settled = true;
       // A reason of our own: abort() without one builds a DOMException with its stack, per run.
@@ -275,20 +275,29 @@ export class ScriptSandbox {
       return;
     }
     const before = warm.isolate.cpuTime;
+    // CPU time alone also grows with later runs that got onto the isolate after the runaway ended;
+    // a task queued on the isolate's thread goes through only if nothing holds that thread.
+    let answered = false;
+    warm.isolate.compileScript('0').then(
+      () => (answered = true),
+      () => undefined,
+    );
     this.timers
       .setTimeout(() => {
-        if (warm.isolate.isDisposed || warm.isolate.cpuTime <= before) return;
-        for (const run of warm.executing) if (!suspects.has(run)) run.requeue = true;
-        warm.resetByRunaway = true;
+        if (warm.isolate.isDisposed || answered || warm.isolate.cpuTime <= before) return;
+        for (const run of warm.executing) {
+          if (suspects.has(run)) run.stoppedByReset = true;
+          else run.requeue = true;
+        }
         this.pool.discard(warm);
       }, SPIN_CHECK_MS)
       .unref();
   }
 
-  private explain(error: unknown, warm: WarmIsolate, timeoutMs: number, memoryMb: number): Error {
+  private explain(error: unknown, warm: WarmIsolate, slot: ExecutingRun, timeoutMs: number, memoryMb: number): Error {
     if (error instanceof ScriptError) return error;
     const message = messageOf(error);
-    if (warm.resetByRunaway) {
+    if (slot.stoppedByReset) {
       return new ScriptError(`script stopped: another script of this organization ran past its timeout`);
     }
     // isolated-vm's own messages only: a script's error may say anything.
