@@ -217,6 +217,28 @@ describe.each(DIALECTS)('appending with side writes on %s', (dialect) => {
       expect(await sideRows(stream)).toEqual([]);
     });
 
+    it('the queued statements are one transaction: a later one failing rolls back the earlier ones', async () => {
+      const stream = streamOf();
+      const attempt = t.database.queuedTransaction!([
+        { sql: 'INSERT INTO side_rows (id, n) VALUES ($1, 1)', parameters: [stream] },
+        { sql: "SELECT set_config('weft.test_setting', 'seen', true)", parameters: [] },
+        // Sees what the statements before it did in this transaction; then fails.
+        {
+          sql: "SELECT 1 / (count(*) - 1) FROM side_rows WHERE id = $1 AND current_setting('weft.test_setting') = 'seen'",
+          parameters: [stream],
+        },
+      ]);
+      await expect(attempt).rejects.toMatchObject({ code: '22012' }); // division by zero: the row was there
+      expect(await sideRows(stream)).toEqual([]);
+      // Each statement's rows come back, in order, once all of them committed.
+      const [inserted, count] = await t.database.queuedTransaction!([
+        { sql: 'INSERT INTO side_rows (id, n) VALUES ($1, 2) RETURNING n', parameters: [stream] },
+        { sql: 'SELECT count(*)::int AS c FROM side_rows WHERE id = $1', parameters: [stream] },
+      ]);
+      expect([inserted, count]).toEqual([[{ n: 2 }], [{ c: 1 }]]);
+      expect(await sideRows(stream)).toEqual([{ n: 2 }]);
+    });
+
     it('a prepared queued statement is parsed once per connection, also after failures, and gives the same answers', async () => {
       const text = 'INSERT INTO side_rows (id, n) VALUES ($1, $2) RETURNING n';
       const prepared = (id: string, n: number) => ({ sql: text, parameters: [id, n], prepared: true });

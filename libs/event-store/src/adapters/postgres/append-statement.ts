@@ -95,7 +95,7 @@ export function appendStatement(
     UNION ALL
     SELECT NULL::bigint, NULL, weft_append_refused('not one row per event'), NULL::timestamptz
     WHERE NOT EXISTS (SELECT 1 FROM failed) AND (SELECT count(*) FROM ins) <> ${events.length}${
-      // Sent without waiting for BEGIN's answer: if BEGIN failed, this runs alone, without the lock.
+      // Sent behind the lock statement without waiting for its answer: never runs without the lock.
       options.lockedBy
         ? sql`
     UNION ALL

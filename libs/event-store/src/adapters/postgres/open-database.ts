@@ -3,9 +3,9 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { createRequire } from 'node:module';
-import type { Writable } from 'node:stream';
 import type { Db } from '../../event-store.js';
 import { freshInMemoryPglite } from './pglite-template.js';
+import { TransactionAtOnce } from './transaction-at-once.js';
 
 export type DatabaseDialect = 'postgres' | 'pglite';
 
@@ -25,8 +25,8 @@ export interface Database {
   /** One pool connection held for a caller's session state (a leader lock); PostgreSQL only. */
   pinSession?(): Promise<PinnedSession>;
   /**
-   * Runs `statements` in one transaction on one connection, all sent at once (BEGIN, the
-   * statements with their parameters, COMMIT; pg's pipeline mode). No turn of this process's
+   * Runs `statements` in one transaction on one connection, all sent at once (the statements
+   * with their parameters and one Sync: `TransactionAtOnce`). No turn of this process's
    * event loop comes between them, so a lock the first takes is held for as long as the database
    * works, not while a busy process gets round to sending the next. A failure rolls the
    * transaction back and is thrown. Resolves to each statement's rows. PostgreSQL only.
@@ -47,8 +47,8 @@ export interface QueuedStatement {
   sql: string;
   parameters: readonly unknown[];
   /**
-   * The same text comes back again and again (its values are all parameters): each pipelined
-   * connection keeps it as a prepared statement, parsed once (and planned once, if PostgreSQL
+   * The same text comes back again and again (its values are all parameters): each connection
+   * of `queuedTransaction` keeps it as a prepared statement, parsed once (and planned once, if PostgreSQL
    * finds its generic plan no worse) instead of parsing and planning kilobytes of SQL per commit.
    */
   prepared?: boolean;
@@ -69,8 +69,8 @@ const MAX_PREPARED_STATEMENTS = 100;
  */
 const STALE_PREPARED_STATEMENT = new Set(['0A000', '26000']);
 
-/** Connections of the pipelined pool (`queuedTransaction`). */
-const PIPELINED_CONNECTIONS = 2;
+/** Connections of the pool of `queuedTransaction`. */
+const AT_ONCE_CONNECTIONS = 2;
 
 /** A pooled connection kept out of the pool, for session-level state such as advisory locks. */
 export interface PinnedSession {
@@ -161,12 +161,12 @@ async function openPostgres(
     keepAliveInitialDelayMillis: timeouts.keepAliveMs,
   };
   const pool = new pg.Pool(poolConfig);
-  // Connections that write each query at once, not after the one before it was answered
-  // (`queuedTransaction`). A pool of their own: cursors and streams cannot share such a connection.
-  const pipelinedPool = new pg.Pool({ ...poolConfig, max: PIPELINED_CONNECTIONS, pipeline: true });
+  // The connections of `queuedTransaction`: a pool of their own, so that each keeps its prepared
+  // statements and a kysely caller never waits behind a commit for one.
+  const atOncePool = new pg.Pool({ ...poolConfig, max: AT_ONCE_CONNECTIONS });
   // A connection the server dropped (restart, pg_terminate_backend) fails the query that uses it;
   // without listeners, the pool's or a checked-out client's 'error' event would crash the process.
-  for (const each of [pool, pipelinedPool]) {
+  for (const each of [pool, atOncePool]) {
     each.on('error', () => undefined);
     each.on('connect', (client) => client.on('error', () => undefined));
   }
@@ -216,18 +216,18 @@ async function openPostgres(
       const client = await pool.connect();
       return pinnedSession(client, timeouts.sessionMs);
     },
-    queuedTransaction: (statements) => queuedTransaction(pipelinedPool, statements, preparedNames),
+    queuedTransaction: (statements) => queuedTransaction(atOncePool, statements, preparedNames),
     async close() {
       for (const client of listeners.splice(0)) client.release(true);
-      await Promise.all([db.destroy(), pipelinedPool.end()]);
+      await Promise.all([db.destroy(), atOncePool.end()]);
     },
   };
 }
 
 /**
- * BEGIN, the statements and COMMIT written to a pipelining connection at once, each with its own
- * Sync: PostgreSQL runs them one after the other without waiting for this process. After a failed
- * statement the later ones fail too ("transaction is aborted") and the COMMIT rolls back.
+ * The statements as one transaction, sent at once with a single Sync (`TransactionAtOnce`):
+ * PostgreSQL runs them one after the other without waiting for this process, commits at the
+ * Sync and answers once. After a failed statement it skips the rest and rolls back.
  */
 async function queuedTransaction(
   pool: pg.Pool,
@@ -235,51 +235,29 @@ async function queuedTransaction(
   preparedNames: Map<string, string>,
   attempt = 1,
 ): Promise<unknown[][]> {
-  // Converted first: a value pg cannot convert (a circular object) would fail its statement
-  // unsent, and the COMMIT behind it would commit the others.
-  const parameters = statements.map((statement) => statement.parameters.map(prepareValue));
+  // Converted first: a value pg cannot convert (a circular object) fails before anything is sent.
+  const toSend = statements.map((statement) => ({
+    text: statement.sql,
+    values: statement.parameters.map(prepareValue),
+    name: statement.prepared ? preparedName(preparedNames, statement.sql) : undefined,
+  }));
   const client = await pool.connect();
+  const transaction = new TransactionAtOnce(toSend);
   let broken = false;
   let released = false;
-  // pg writes each pipelined query as it is queued (one system call each); corked, the whole
-  // transaction leaves in one. `connection.stream` is pg's socket: without it nothing changes.
-  const socket = (client as unknown as { connection?: { stream?: Partial<Pick<Writable, 'cork' | 'uncork'>> } })
-    .connection?.stream;
   try {
-    socket?.cork?.();
-    let sent: Promise<pg.QueryResult>[];
-    try {
-      sent = [
-        client.query('BEGIN'),
-        ...statements.map((statement, index) =>
-          client.query({
-            text: statement.sql,
-            values: parameters[index],
-            name: statement.prepared ? preparedName(preparedNames, statement.sql) : undefined,
-          }),
-        ),
-        client.query('COMMIT'),
-      ];
-    } finally {
-      socket?.uncork?.();
+    return await transaction.results(client);
+  } catch (error) {
+    const stale = error instanceof pg.DatabaseError && STALE_PREPARED_STATEMENT.has(error.code ?? '');
+    // A statement it parsed may or may not exist now: the connection goes rather than guess.
+    broken = stale || transaction.parsedNamed || !(error instanceof pg.DatabaseError);
+    // Nothing was committed: again on another connection (each of the pool's may hold it stale).
+    if (stale && attempt <= AT_ONCE_CONNECTIONS) {
+      client.release(true);
+      released = true;
+      return await queuedTransaction(pool, statements, preparedNames, attempt + 1);
     }
-    const settled = await Promise.allSettled(sent);
-    // The first failure is the cause; the ones after it only say the transaction was aborted.
-    const failed = settled.find((result) => result.status === 'rejected');
-    if (failed) {
-      const stale = failed.reason instanceof pg.DatabaseError && STALE_PREPARED_STATEMENT.has(failed.reason.code ?? '');
-      broken = stale || !(failed.reason instanceof pg.DatabaseError);
-      // Nothing was committed: again on another connection (each of the pool's may hold it stale).
-      if (stale && attempt <= PIPELINED_CONNECTIONS) {
-        client.release(true);
-        released = true;
-        return await queuedTransaction(pool, statements, preparedNames, attempt + 1);
-      }
-      throw failed.reason;
-    }
-    const results = settled.map((result) => (result as PromiseFulfilledResult<pg.QueryResult>).value);
-    if (results.at(-1)?.command !== 'COMMIT') throw new Error('the transaction was rolled back');
-    return results.slice(1, -1).map((result) => result.rows as unknown[]);
+    throw error;
   } finally {
     if (!released) client.release(broken);
   }

@@ -50,7 +50,7 @@ const withTraceId = (metadata: EventMetadata | undefined): EventMetadata => {
   return traceId ? { ...metadata, traceId } : (metadata ?? {});
 };
 
-/** Set for its transaction by the pipelined append's lock statement; the append statement checks it. */
+/** Set for its transaction by the lock statement sent with the append (`queuedTransaction`); the append statement checks it. */
 const APPEND_LOCK_SETTING = 'weft.append_lock';
 
 /** First key of every advisory lock the store takes; the second is the events table's oid. */
