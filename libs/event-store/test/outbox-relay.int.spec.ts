@@ -104,6 +104,14 @@ describe.each(DIALECTS)('OutboxRelay to JetStream, store on %s', (dialect) => {
     standbyMs: 20,
     batchSize: 10,
   });
+  const checkpointOf = async (name: string) =>
+    Number(
+      (
+        await sql<{ position: string }>`SELECT position FROM subscription_checkpoints WHERE name = ${name}`.execute(
+          t.store.db,
+        )
+      ).rows[0]?.position ?? 0,
+    );
   const startRelay = (publisher: EventPublisher, options: OutboxRelayOptions) => {
     const relay = new OutboxRelay(t.store, publisher, options);
     relays.push(relay);
@@ -139,14 +147,7 @@ describe.each(DIALECTS)('OutboxRelay to JetStream, store on %s', (dialect) => {
 
   it('writes its checkpoint at most once per checkpointEveryMs while publishing, and the last one at stop', async () => {
     const options = { ...relayOptions(), checkpointEveryMs: 60_000 };
-    const checkpoint = async () =>
-      Number(
-        (
-          await sql<{
-            position: string;
-          }>`SELECT position FROM subscription_checkpoints WHERE name = ${options.name}`.execute(t.store.db)
-        ).rows[0]?.position ?? 0,
-      );
+    const checkpoint = () => checkpointOf(options.name!);
     await t.store.append(`execution-${randomUUID()}`, executionEvents(3));
     const relay = startRelay(await js.publisher(), options);
     await relay.waitForPosition(await t.store.headPosition());
@@ -160,6 +161,21 @@ describe.each(DIALECTS)('OutboxRelay to JetStream, store on %s', (dialect) => {
     await relay.stop();
     expect(await checkpoint()).toBe(await t.store.headPosition());
     await expectEachPositionOnceInOrder(js, await t.store.readAll());
+  });
+
+  it('saves the checkpoint the last batches left behind once the interval is up, with no event to come', async () => {
+    const options = { ...relayOptions(), checkpointEveryMs: 1000 };
+    await t.store.append(`execution-${randomUUID()}`, executionEvents(3));
+    const relay = startRelay(await js.publisher(), options);
+    await relay.waitForPosition(await t.store.headPosition());
+    // Within the interval of the first save (the first batch's): published, not saved with it.
+    await t.store.append(`execution-${randomUUID()}`, executionEvents(2));
+    const head = await t.store.headPosition();
+    await relay.waitForPosition(head);
+    for (let waited = 0; (await checkpointOf(options.name!)) !== head && waited < 5000; waited += 50)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await checkpointOf(options.name!)).toBe(head);
+    expect(relay.isLeader).toBe(true);
   });
 
   it('relay killed between commit and publish: a new relay publishes every position exactly once', async () => {

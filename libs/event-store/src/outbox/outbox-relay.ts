@@ -74,6 +74,10 @@ export class OutboxRelay {
   /** Position published but not yet saved as the checkpoint, and when the last save was. */
   private unsaved: number | undefined;
   private savedAt = 0;
+  /** Saves one after the other: an older position written last would move the checkpoint back. */
+  private saving: Promise<void> = Promise.resolve();
+  /** Saves what the last batches published once the interval is up, if no batch came to do it. */
+  private trailingSave: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly store: PostgresEventStore,
@@ -237,12 +241,32 @@ export class OutboxRelay {
         // Not a commit per batch: a restart resumes after the destination's last message anyway,
         // so a checkpoint behind it only costs a re-check, never a repeat.
         this.unsaved = reached;
-        if (Date.now() - this.savedAt >= checkpointEveryMs) await this.saveCheckpoint();
+        const sinceSaved = Date.now() - this.savedAt;
+        if (sinceSaved >= checkpointEveryMs) await this.saveCheckpoint();
+        else this.saveLater(checkpointEveryMs - sinceSaved);
       },
     });
   }
 
-  private async saveCheckpoint(): Promise<void> {
+  /**
+   * Without it, a checkpoint left behind by the last burst stays behind while no event comes: a
+   * restart after the stream lost its messages (purged, expired by age) would publish that
+   * burst's tail again.
+   */
+  private saveLater(ms: number): void {
+    this.trailingSave ??= setTimeout(() => {
+      this.trailingSave = undefined;
+      if (this.lock.isHeld()) this.saveCheckpoint().catch((error: unknown) => this.options.onError?.(error));
+    }, ms).unref();
+  }
+
+  private saveCheckpoint(): Promise<void> {
+    const saved = this.saving.then(() => this.writeCheckpoint());
+    this.saving = saved.catch(() => undefined);
+    return saved;
+  }
+
+  private async writeCheckpoint(): Promise<void> {
     if (this.unsaved === undefined) return;
     const position = this.unsaved;
     await saveCheckpoint(this.store.db, 'subscription_checkpoints', this.name, position);
@@ -272,6 +296,8 @@ export class OutboxRelay {
 
   async stop(): Promise<void> {
     await this.loop.stop();
+    clearTimeout(this.trailingSave);
+    this.trailingSave = undefined;
     if (this.lock.isHeld()) await this.saveCheckpoint().catch((error: unknown) => this.options.onError?.(error));
     await this.lock.release();
     this.started = false;
