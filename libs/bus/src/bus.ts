@@ -97,6 +97,13 @@ export interface PublishedEvent {
   sequence: number;
 }
 
+/**
+ * How an event stream keeps what is published (JetStream's retention policies): `limits` keeps
+ * every event up to the stream's limits, for any durable created later; `interest` keeps an event
+ * only when a durable existing at its publish takes its subject, and drops it at once otherwise.
+ */
+export type EventRetention = 'limits' | 'interest';
+
 export interface Bus {
   request<Req, Res>(spec: RequestSpec<Req, Res>, payload: Req, options?: SendOptions): Promise<Res>;
   serve<Req, Res>(
@@ -110,6 +117,12 @@ export interface Bus {
    * it, is `JSON.stringify(payload)` and is sent as it is (`payload` is then not read).
    */
   publish(subject: string, payload: unknown, options: PublishOptions): Promise<void>;
+  /**
+   * False only when an event published on `subject` now would be kept for no one: a stream with
+   * interest retention (`EventRetention`) and no durable whose filter takes the subject. A bus
+   * without it keeps every event (JetStream's limits retention).
+   */
+  hasEventInterest?(subject: string): boolean;
   /** Durable subscription to published events (wildcards allowed); resolve to ack. */
   subscribe(
     filter: string,

@@ -44,4 +44,43 @@ describe('in-memory event streams retention', () => {
     await subscription.unsubscribe();
     timers.clear();
   });
+
+  test('by interest: an event no durable takes when it is published is not kept, not even for a later durable', async () => {
+    const timers = new InMemoryTimers();
+    const streams = new InMemoryEventStreams(timers, createLogger('test', { level: 'silent' }), 100, 'interest');
+    streams.ensure({ stream: 'S', wildcard: 'interest.>' });
+    const seen = (into: string[]) => async (event: { subject: string }) => void into.push(event.subject);
+    expect(streams.hasInterest('interest.a.1')).toBe(false);
+    await streams.publish('interest.a.1', {}, { msgId: 'm1' });
+
+    const onA: string[] = [];
+    const a = streams.subscribe('interest.a.>', 'a', seen(onA));
+    expect(streams.hasInterest('interest.a.2')).toBe(true);
+    expect(streams.hasInterest('interest.b.2')).toBe(false);
+    await streams.publish('interest.a.2', {}, { msgId: 'm2' });
+    await streams.publish('interest.b.2', {}, { msgId: 'm3' });
+    // A durable created now gets only what was kept: the event the first one took.
+    const onAll: string[] = [];
+    const all = streams.subscribe('interest.>', 'all', seen(onAll));
+    await streams.publish('interest.b.3', {}, { msgId: 'm4' });
+    await streams.settled();
+    expect(onA).toEqual(['interest.a.2']);
+    expect(onAll).toEqual(['interest.a.2', 'interest.b.3']);
+    await Promise.all([a.unsubscribe(), all.unsubscribe()]);
+    timers.clear();
+  });
+
+  test('by limits (the default), every event is kept for a durable created later, and interest is always there', async () => {
+    const timers = new InMemoryTimers();
+    const streams = new InMemoryEventStreams(timers, createLogger('test', { level: 'silent' }));
+    streams.ensure({ stream: 'S', wildcard: 'limits.>' });
+    expect(streams.hasInterest('limits.x')).toBe(true);
+    await streams.publish('limits.x', {}, { msgId: 'm1' });
+    const seen: string[] = [];
+    const late = streams.subscribe('limits.>', 'late', async (event) => void seen.push(event.subject));
+    await streams.settled();
+    expect(seen).toEqual(['limits.x']);
+    await late.unsubscribe();
+    timers.clear();
+  });
 });

@@ -22,6 +22,11 @@ export class BusEventPublisher implements EventPublisher {
     return {};
   }
 
+  /** The embedded bus keeps execution events only while an in-process durable takes them (infrastructure.ts). */
+  interested(subject: string): boolean {
+    return this.bus.hasEventInterest?.(subject) ?? true;
+  }
+
   async lastPublishedPosition(): Promise<number> {
     return this.last;
   }

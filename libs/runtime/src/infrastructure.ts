@@ -113,7 +113,12 @@ export async function openInfrastructure(
           maxMessageBytes: config.busMaxMessageBytes,
         })
       : undefined;
-    const bus: Bus = nats ?? new InMemoryBus({ maxMessageBytes: config.busMaxMessageBytes });
+    // Embedded, nothing outside the process can subscribe, and inside only the trigger service
+    // follows process events (it restores its listeners from the catalog at start): an event no
+    // durable takes is not kept. Execution events, most of what is committed, then cost nothing
+    // to publish; a durable subscribing in the process gets them from then on.
+    const bus: Bus =
+      nats ?? new InMemoryBus({ maxMessageBytes: config.busMaxMessageBytes, eventRetention: 'interest' });
     const publisher: EventPublisher = nats
       ? await JetStreamPublisher.create(nats.connection, {
           maxAgeMs: config.events.streamMaxAgeSeconds * 1000,

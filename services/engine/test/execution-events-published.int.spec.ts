@@ -9,6 +9,7 @@ import {
   type PublishedEventEnvelope,
   type PublishedExecutionEventType,
 } from '@weft/contracts';
+import { InMemoryBus } from '@weft/bus';
 import { OutboxRelay } from '@weft/event-store';
 import { BusEventPublisher } from '@weft/runtime';
 import { graphSnapshotId } from '../src/domain/graph/graph-snapshot-ids.js';
@@ -126,6 +127,51 @@ describe('execution events for subscribers (embedded bus, outbox relay)', () => 
       expect(secondStart!.envelope.data).toMatchObject({ graphSnapshotId: graphData.graphSnapshotId });
     } finally {
       await subscription.unsubscribe();
+    }
+  });
+
+  test('on the embedded bus (interest retention) a run is published only where a durable takes it; the relay passes over the rest', async () => {
+    const org = crypto.randomUUID();
+    const simple = () =>
+      new GraphBuilder()
+        .node('In', 'inputNode', { triggerType: 'manual' })
+        .node('Out', 'outputNode')
+        .edge('In', 'Out')
+        .process({ organization_id: org });
+    const [followed, unfollowed] = [await harness.catalog.add(simple()), await harness.catalog.add(simple())];
+    const bus = new InMemoryBus({ eventRetention: 'interest' });
+    await bus.ensureEventStream(allEvents);
+    const subjectsOf = (into: string[]) => async (event: { subject: string }) => void into.push(event.subject);
+    const onFollowed: string[] = [];
+    const subscription = await bus.subscribe(
+      executionEvents.subject(org, followed.id),
+      { durable: `followed_${org.slice(0, 8)}` },
+      subjectsOf(onFollowed),
+    );
+    const own = new OutboxRelay(harness.store, new BusEventPublisher(bus), { pollMs: 20, name: `interest-${org}` });
+    own.start();
+    try {
+      for (const process of [followed, unfollowed])
+        await harness.call(engineHttp.testProcess, { params: { processId: process.id }, body: {} }, actorOf(org));
+      await own.waitForPosition(await harness.store.headPosition());
+      await waitUntil(() => onFollowed.some((subject) => subject.endsWith('.ExecutionCompleted')));
+      // A durable created now gets what was kept: the followed process's run, nothing of the other.
+      // Delivered in order, so once it has a run made after it subscribed, it had all that was kept.
+      const onOrganization: string[] = [];
+      const late = await bus.subscribe(
+        executionEvents.subject(org),
+        { durable: `late_${org.slice(0, 8)}` },
+        subjectsOf(onOrganization),
+      );
+      await harness.call(engineHttp.testProcess, { params: { processId: followed.id }, body: {} }, actorOf(org));
+      await waitUntil(() => onOrganization.filter((subject) => subject.endsWith('.ExecutionCompleted')).length === 2);
+      expect(onOrganization.slice(0, onFollowed.length)).toEqual(onFollowed);
+      expect(onOrganization.filter((subject) => !subject.includes(`.${followed.id}.`))).toEqual([]);
+      await late.unsubscribe();
+    } finally {
+      await own.stop();
+      await subscription.unsubscribe();
+      await bus.close();
     }
   });
 });

@@ -20,6 +20,12 @@ export interface EventPublisher {
    * Throws PermanentPublishError at once for a message that could never be stored.
    */
   send?(subject: string, message: EventMessage, msgId: string, previousMsgId?: string): void;
+  /**
+   * False when a message on `subject` would be kept for no one (a stream with interest retention
+   * and no consumer taking it): the relay then neither builds nor publishes it. Only for a
+   * publisher that does not enforce `previousMsgId` (a skipped message would break the chain).
+   */
+  interested?(subject: string): boolean;
   /** Position of the last event stored at the destination, 0 when none. */
   lastPublishedPosition(): Promise<number>;
 }

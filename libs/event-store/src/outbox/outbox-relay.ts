@@ -236,7 +236,10 @@ export class OutboxRelay {
           acknowledgeEach = false;
         } else {
           // One at a time: without the predecessor check, a failed publish must not be overtaken.
-          for (const event of events) await publishOne(event, undefined);
+          for (const event of events) {
+            if (publisher.interested?.(subjectFor(event)) === false) continue;
+            await publishOne(event, undefined);
+          }
         }
         // Not a commit per batch: a restart resumes after the destination's last message anyway,
         // so a checkpoint behind it only costs a re-check, never a repeat.

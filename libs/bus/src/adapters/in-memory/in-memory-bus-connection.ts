@@ -43,6 +43,10 @@ export class InMemoryBusConnection implements Bus {
     return this.shared.publish(subject, payload, options);
   }
 
+  hasEventInterest(subject: string): boolean {
+    return this.shared.hasEventInterest?.(subject) ?? true;
+  }
+
   subscribe(
     filter: string,
     options: { durable: string },

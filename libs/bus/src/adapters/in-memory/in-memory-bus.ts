@@ -10,6 +10,7 @@ import type {
   Subscription,
   WorkMessage,
   PublishOptions,
+  EventRetention,
 } from '../../bus.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../../bus-defaults.js';
 import { InMemoryBusConnection } from './in-memory-bus-connection.js';
@@ -29,12 +30,15 @@ export class InMemoryBus implements Bus {
   private readonly workQueues: InMemoryWorkQueues;
   private closed = false;
 
-  /** `maxMessageBytes`: largest request, reply or work message, as on NatsBus (WEFT_BUS_MAX_MESSAGE_BYTES). */
-  constructor(options: { logger?: Logger; maxMessageBytes?: number } = {}) {
+  /**
+   * `maxMessageBytes`: largest request, reply or work message, as on NatsBus (WEFT_BUS_MAX_MESSAGE_BYTES).
+   * `eventRetention`: of its event streams; `limits` (the default) as Weft's JetStream stream.
+   */
+  constructor(options: { logger?: Logger; maxMessageBytes?: number; eventRetention?: EventRetention } = {}) {
     const logger = options.logger ?? createLogger('bus');
     const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.requests = new InMemoryRequestReply(logger, maxMessageBytes);
-    this.events = new InMemoryEventStreams(this.timers, logger);
+    this.events = new InMemoryEventStreams(this.timers, logger, undefined, options.eventRetention);
     this.workQueues = new InMemoryWorkQueues(this.timers, logger, maxMessageBytes);
   }
 
@@ -63,6 +67,10 @@ export class InMemoryBus implements Bus {
   publish(subject: string, payload: unknown, options: PublishOptions): Promise<void> {
     this.assertOpen();
     return this.events.publish(subject, payload, options);
+  }
+
+  hasEventInterest(subject: string): boolean {
+    return this.events.hasInterest(subject);
   }
 
   async subscribe(

@@ -1,5 +1,5 @@
 import { extractTraceContext, ROOT_CONTEXT, withSpan, type Logger } from '@weft/observability';
-import type { EventStreamSpec, PublishedEvent, PublishOptions, Subscription } from '../../bus.js';
+import type { EventRetention, EventStreamSpec, PublishedEvent, PublishOptions, Subscription } from '../../bus.js';
 import { DEFAULT_RETRY_DELAY_MS, retryDelayMs } from '../../bus-defaults.js';
 import { outgoingHeaders } from '../../message-headers.js';
 import { subjectMatcher } from '../../subject-pattern.js';
@@ -60,7 +60,25 @@ export class InMemoryEventStreams {
     private readonly timers: InMemoryTimers,
     private readonly logger: Logger,
     private readonly maxMessages = IN_MEMORY_STREAM_MAX_MESSAGES,
+    private readonly retention: EventRetention = 'limits',
   ) {}
+
+  /**
+   * Whether an event published on `subject` now would be kept: always, unless retention is by
+   * interest (or no stream takes the subject: its publish then says so).
+   */
+  hasInterest(subject: string): boolean {
+    if (this.retention === 'limits') return true;
+    for (const stream of this.streams.values()) if (stream.matches(subject)) return this.interestIn(stream, subject);
+    return true;
+  }
+
+  private interestIn(stream: EventStream, subject: string): boolean {
+    if (this.retention === 'limits') return true;
+    for (const durable of this.durables.values())
+      if (durable.stream === stream && durable.matches(subject)) return true;
+    return false;
+  }
 
   ensure(spec: EventStreamSpec): void {
     if (!this.streams.has(spec.stream)) {
@@ -79,6 +97,8 @@ export class InMemoryEventStreams {
 
   async publish(subject: string, payload: unknown, options: PublishOptions): Promise<void> {
     const stream = this.streamFor(subject);
+    // Interest retention, as JetStream: accepted, and gone at once when no durable takes it.
+    if (!this.interestIn(stream, subject)) return;
     /** Where this publish stored its event; undefined for a duplicate, which stores nothing. */
     let storedAt: number | undefined;
     await withSpan(
