@@ -73,7 +73,12 @@ function pssOfTree(pids: number[]): number {
   return (kb * 1024) / MIB;
 }
 
-export async function startBenchDeployment(mode: BenchMode, root: string): Promise<BenchDeployment> {
+/** `engines`: engine processes of a distributed Weft (2, as docker-compose.yml runs). */
+export async function startBenchDeployment(
+  mode: BenchMode,
+  root: string,
+  options: { engines?: number } = {},
+): Promise<BenchDeployment> {
   const systemKey = `weft_bench_${randomUUID().replace(/-/g, '')}`;
   const dataDir = await mkdtemp(join(tmpdir(), `weft-engine-bench-${mode}-`));
   let nats: AuthorizedNatsServer | undefined;
@@ -103,6 +108,7 @@ export async function startBenchDeployment(mode: BenchMode, root: string): Promi
     processes = await startWeftProcesses({
       root,
       kind: mode,
+      engines: options.engines,
       key: systemKey,
       httpPort: await freePort(),
       env: {

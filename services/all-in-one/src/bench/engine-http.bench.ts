@@ -12,7 +12,8 @@
  * (services/engine/dist/bench/engine.bench.js: engine without HTTP, overhead per node, history
  * pages, parked executions).
  * Run: pnpm bench engine [--mode=embedded|distributed] [--quick] [--peer node-red] [--seconds=N]
- *      [--seed=N] [--stats-rows=N] [--internals] [--hold]
+ *      [--seed=N] [--stats-rows=N] [--engines=N] [--internals] [--hold]
+ * `--engines` sets the engine processes of the distributed Weft (default 2, as docker-compose.yml).
  * After the levels, `GET /api/v1/processes/execution-stats/:id` of a second process with
  * `--stats-rows` stored executions (1,000,000; 100,000 with --quick; 0 skips it), one call at a
  * time: p50/p95/p99 (execution-stats-over-http.ts).
@@ -54,6 +55,11 @@ const CONCURRENCY = [1, 10, 50];
 /** Stored executions of the process whose statistics are read (after the load levels); 0 skips it. */
 const STATS_ROWS = Number(flag('stats-rows') ?? (quick ? 100_000 : 1_000_000));
 const WARM_UP = 200;
+const ENGINES = Number(flag('engines') ?? 2);
+if (!Number.isInteger(ENGINES) || ENGINES < 1) {
+  console.error(`--engines must be a whole number of at least 1, not "${flag('engines')}"`);
+  process.exit(2);
+}
 
 interface ModeResult {
   mode: BenchMode;
@@ -117,7 +123,7 @@ async function warmUp(call: BenchCall, processId: string, count: number): Promis
 
 async function benchMode(mode: BenchMode, tool: 'wrk' | 'autocannon'): Promise<ModeResult> {
   console.log(`[${mode}] starting Weft from the built dist`);
-  const weft = await startBenchDeployment(mode, root);
+  const weft = await startBenchDeployment(mode, root, { engines: ENGINES });
   try {
     const { key, processId, org } = await setUp(weft);
     const call = benchClient(weft.baseUrl, key);
