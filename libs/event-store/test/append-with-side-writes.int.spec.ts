@@ -217,6 +217,16 @@ describe.each(DIALECTS)('appending with side writes on %s', (dialect) => {
       expect(await sideRows(stream)).toEqual([]);
     });
 
+    it('a queued statement without text is refused before anything is sent', async () => {
+      const stream = streamOf();
+      const attempt = t.database.queuedTransaction!([
+        { sql: 'INSERT INTO side_rows (id, n) VALUES ($1, 1)', parameters: [stream] },
+        { sql: '  ', parameters: [] },
+      ]);
+      await expect(attempt).rejects.toThrow('a queued statement has no text');
+      expect(await sideRows(stream)).toEqual([]);
+    });
+
     it('the queued statements are one transaction: a later one failing rolls back the earlier ones', async () => {
       const stream = streamOf();
       const attempt = t.database.queuedTransaction!([

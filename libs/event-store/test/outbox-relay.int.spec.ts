@@ -13,6 +13,7 @@ import {
   type PublishOutcome,
   type StoredEvent,
 } from '../src/index.js';
+import { advanceCheckpoint } from '../src/subscriptions/checkpoint-table.js';
 import { DIALECTS, openTestStore, testDatabaseUrl, type TestStore } from './support/test-database.js';
 import { openTestJetStream, type TestJetStream } from './support/test-jetstream.js';
 
@@ -176,6 +177,15 @@ describe.each(DIALECTS)('OutboxRelay to JetStream, store on %s', (dialect) => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await checkpointOf(options.name!)).toBe(head);
     expect(relay.isLeader).toBe(true);
+  });
+
+  it("a relay's checkpoint never moves back (a relay that lost its lead may still save an older one)", async () => {
+    const name = `relay-${randomUUID()}`;
+    await advanceCheckpoint(t.store.db, 'subscription_checkpoints', name, 10);
+    await advanceCheckpoint(t.store.db, 'subscription_checkpoints', name, 5);
+    expect(await checkpointOf(name)).toBe(10);
+    await advanceCheckpoint(t.store.db, 'subscription_checkpoints', name, 12);
+    expect(await checkpointOf(name)).toBe(12);
   });
 
   it('relay killed between commit and publish: a new relay publishes every position exactly once', async () => {

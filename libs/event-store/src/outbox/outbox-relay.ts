@@ -3,7 +3,7 @@ import type { StoredEvent } from '../event-store.js';
 import type { PostgresEventStore } from '../adapters/postgres/postgres-event-store.js';
 import { appendedJsonOf } from '../adapters/postgres/appended-json.js';
 import { CatchUpLoop } from '../subscriptions/catch-up-loop.js';
-import { loadCheckpoint, saveCheckpoint } from '../subscriptions/checkpoint-table.js';
+import { advanceCheckpoint, loadCheckpoint } from '../subscriptions/checkpoint-table.js';
 import {
   eventMessageId,
   eventMessageOf,
@@ -272,7 +272,7 @@ export class OutboxRelay {
   private async writeCheckpoint(): Promise<void> {
     if (this.unsaved === undefined) return;
     const position = this.unsaved;
-    await saveCheckpoint(this.store.db, 'subscription_checkpoints', this.name, position);
+    await advanceCheckpoint(this.store.db, 'subscription_checkpoints', this.name, position);
     this.savedAt = Date.now();
     if (this.unsaved === position) this.unsaved = undefined;
   }

@@ -15,3 +15,20 @@ export async function saveCheckpoint(db: Db, table: CheckpointTable, name: strin
     .onConflict((oc) => oc.column('name').doUpdateSet({ position, updated_at: sql`now()` }))
     .execute();
 }
+
+/**
+ * `saveCheckpoint` that never moves it back: a relay that lost its lead without knowing yet (its
+ * lock's heartbeat is a second) may still save a position behind the new leader's.
+ */
+export async function advanceCheckpoint(db: Db, table: CheckpointTable, name: string, position: number): Promise<void> {
+  await db
+    .insertInto(table)
+    .values({ name, position })
+    .onConflict((oc) =>
+      oc.column('name').doUpdateSet({
+        position: sql<number>`greatest(${sql.ref(`${table}.position`)}, excluded.position)`,
+        updated_at: sql`now()`,
+      }),
+    )
+    .execute();
+}

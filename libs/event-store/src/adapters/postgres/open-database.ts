@@ -235,6 +235,8 @@ async function queuedTransaction(
   preparedNames: Map<string, string>,
   attempt = 1,
 ): Promise<unknown[][]> {
+  // An empty text answers no result, which would leave the others' results unmatched, after the commit.
+  if (statements.some((statement) => statement.sql.trim() === '')) throw new Error('a queued statement has no text');
   // Converted first: a value pg cannot convert (a circular object) fails before anything is sent.
   const toSend = statements.map((statement) => ({
     text: statement.sql,

@@ -264,6 +264,9 @@ export class ScriptSandbox {
    * the stopped run stopped: any of them may be what burns the CPU, so the check waits until they
    * are all past their time. Runs that came later wait behind the spin (their code cannot start);
    * when the isolate goes they run again on a fresh one (a script has no effect outside it).
+   * Known limit: a later run that holds the thread past the sample with legitimate work (more
+   * than 25 ms of synchronous CPU) blocks the probe as a runaway would; the isolate is then reset
+   * and that run started again on a fresh one, within what is left of its own timeout.
    */
   private discardIfSpinning(warm: WarmIsolate, suspects: ReadonlySet<ExecutingRun>): void {
     if (warm.isolate.isDisposed) return;
