@@ -10,6 +10,7 @@ import pg from 'pg';
  * - `engine_node_states`: the template's node rows for each copy (five per execution);
  * - `engine_execution_counts`: `completed` raised by the number of copies, so the totals of
  *   history pages count them.
+ * Then vacuumed, analyzed and checkpointed, as stats-history-seed.ts does its history.
  * Not copied: the statistics tables (durations, failed nodes, errors), which keep the real runs
  * only, and the events. Inserting a million events under a running Weft would make the outbox
  * relay publish them and every catch-up subscriber read them during the measurement, which a
@@ -87,8 +88,11 @@ export async function seedHistory(databaseUrl: string, processId: string, total:
       );
       await client.query('COMMIT');
     }
-    await client.query('ANALYZE engine_executions');
-    if (nodeColumns.length > 0) await client.query('ANALYZE engine_node_states');
+    // Vacuumed and analyzed now, as a history that grew over time would be: otherwise autovacuum
+    // works through the copies (insert-triggered vacuum) during the first level that follows.
+    await client.query(`VACUUM (ANALYZE) engine_executions${nodeColumns.length > 0 ? ', engine_node_states' : ''}`);
+    // And the copies' pages written out: the checkpoint their WAL would start comes now, not amid the timed requests.
+    await client.query('CHECKPOINT');
     return wanted;
   } finally {
     await client.end();
