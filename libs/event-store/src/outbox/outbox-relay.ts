@@ -78,6 +78,9 @@ export class OutboxRelay {
   private saving: Promise<void> = Promise.resolve();
   /** Saves what the last batches published once the interval is up, if no batch came to do it. */
   private trailingSave: NodeJS.Timeout | undefined;
+  /** What this relay may publish, for the store's appends (`keepAppendedJsonFor`), and how to stop telling it. */
+  private readonly publishable: (event: StoredEvent) => boolean;
+  private stopKeepingJson: (() => void) | undefined;
 
   constructor(
     private readonly store: PostgresEventStore,
@@ -87,6 +90,9 @@ export class OutboxRelay {
     const name = (this.name = options.name ?? 'outbox-relay');
     const checkpointEveryMs = options.checkpointEveryMs ?? 1000;
     const subjectFor = options.subjectFor ?? eventSubject;
+    // Events it will pass over (the one-at-a-time path below) need not keep their appended JSON for it.
+    const interested = publisher.enforcesPreviousMsgId ? undefined : publisher.interested?.bind(publisher);
+    this.publishable = interested ? (event) => interested(subjectFor(event)) : () => true;
     let previousMsgId: string | undefined;
     const lock = (this.lock =
       store.database.dialect === 'postgres'
@@ -290,6 +296,7 @@ export class OutboxRelay {
   start(): void {
     if (this.started) return;
     this.started = true;
+    this.stopKeepingJson = this.store.keepAppendedJsonFor(this.publishable);
     this.loop.start();
   }
 
@@ -303,6 +310,8 @@ export class OutboxRelay {
     this.trailingSave = undefined;
     if (this.lock.isHeld()) await this.saveCheckpoint().catch((error: unknown) => this.options.onError?.(error));
     await this.lock.release();
+    this.stopKeepingJson?.();
+    this.stopKeepingJson = undefined;
     this.started = false;
   }
 }

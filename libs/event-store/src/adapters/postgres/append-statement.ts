@@ -25,6 +25,16 @@ export interface AppendedRow {
  */
 export const WRONG_EXPECTED_VERSION_SQLSTATE = 'WV409';
 
+export interface AppendStatementOptions {
+  /** A transaction setting the lock statement sets: the statement refuses to run without it. */
+  lockedBy?: string;
+  /**
+   * Whether the outbox relay may publish `event`: only then are the texts sent kept for it
+   * (`rememberAppendedJson`); default every event.
+   */
+  publishable?: (event: StoredEvent) => boolean;
+}
+
 /**
  * One statement per batch whatever its size: the expected-version checks, the insert and the
  * caller's other writes (`alongside`, as CTEs: they must not depend on each other or on the new
@@ -38,8 +48,9 @@ export function appendStatement(
   events: readonly StoredEvent[],
   checks: readonly VersionCheck[],
   alongside: readonly RawBuilder<unknown>[],
-  options: { lockedBy?: string } = {},
+  options: AppendStatementOptions = {},
 ): RawBuilder<AppendedRow> {
+  const keepsJson = (event: StoredEvent): boolean => options.publishable?.(event) ?? true;
   const returning = sql`RETURNING position, stream_id, stream_version, recorded_at`;
   if (!textIsFixed(checks, alongside)) {
     return sql<AppendedRow>`
@@ -48,7 +59,8 @@ export function appendStatement(
         events.map((event) => {
           const data = jsonTextOf(event.data);
           const metadata = jsonTextOf(event.metadata);
-          if (data !== undefined && metadata !== undefined) rememberAppendedJson(event, data, metadata);
+          if (data !== undefined && metadata !== undefined && keepsJson(event))
+            rememberAppendedJson(event, data, metadata);
           return sql`(${event.streamId}, ${event.streamVersion}, ${event.eventId}, ${event.type}, ${event.schemaVersion}, ${data}, ${metadata})`;
         }),
       )}
@@ -64,7 +76,7 @@ export function appendStatement(
       const rest = `"e":${JSON.stringify(event.eventId)},"i":${index},"k":${indexOf[index]},"n":${JSON.stringify(event.schemaVersion)},"s":${JSON.stringify(event.streamId)},"t":${JSON.stringify(event.type)},"v":${JSON.stringify(event.streamVersion)}}`;
       // No text (a value JSON cannot hold): the key is left out, as JSON.stringify leaves it out.
       if (data === undefined) return `{${rest}`;
-      rememberAppendedJson(event, data, metadata[indexOf[index] as number] as string);
+      if (keepsJson(event)) rememberAppendedJson(event, data, metadata[indexOf[index] as number] as string);
       return `{"d":${data},${rest}`;
     })
     .join(',')}]`;

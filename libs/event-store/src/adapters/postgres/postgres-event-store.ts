@@ -93,6 +93,14 @@ export class PostgresEventStore implements EventStore {
   private unlisten: Promise<() => Promise<void>> | undefined;
   private closed = false;
   private readonly commitListeners = new Set<CommitListener>();
+  /** What each started outbox relay may publish (`keepAppendedJsonFor`). */
+  private readonly publishableBy = new Set<(event: StoredEvent) => boolean>();
+  /** Whether an appended event keeps the JSON texts sent for it: with no relay started, every one. */
+  private readonly publishable = (event: StoredEvent): boolean => {
+    if (this.publishableBy.size === 0) return true;
+    for (const publishable of this.publishableBy) if (publishable(event)) return true;
+    return false;
+  };
 
   private constructor(
     readonly database: Database,
@@ -127,6 +135,19 @@ export class PostgresEventStore implements EventStore {
   onCommit(listener: CommitListener): () => void {
     this.commitListeners.add(listener);
     return () => this.commitListeners.delete(listener);
+  }
+
+  /**
+   * Called by each outbox relay as it starts, with what it may publish (answers how to stop): an
+   * append keeps the JSON texts it sent, for a relay to publish without encoding them again, only
+   * for events some started relay may publish when they are appended. The embedded bus's interest
+   * retention skips a run no durable takes; kept for every event, that run's texts outlived
+   * scavenges with its events and were promoted (8-10% of what the embedded process promoted at
+   * c=50). An event that becomes publishable later is encoded by the relay (`envelopeJson`).
+   */
+  keepAppendedJsonFor(publishable: (event: StoredEvent) => boolean): () => void {
+    this.publishableBy.add(publishable);
+    return () => this.publishableBy.delete(publishable);
   }
 
   private heard(events: readonly StoredEvent[] | undefined): void {
@@ -244,6 +265,7 @@ export class PostgresEventStore implements EventStore {
     if (events.length > 0 || alongside.length > 0 || checks.length > 0) {
       const { sql: text, parameters } = appendStatement(events, checks, alongside, {
         lockedBy: APPEND_LOCK_SETTING,
+        publishable: this.publishable,
       }).compile(this.db);
       const statement = { sql: text, parameters, prepared: textIsFixed(checks, alongside) };
       for (const parameter of parameters) if (typeof parameter === 'string') bytes += parameter.length;
@@ -509,7 +531,7 @@ export class PostgresEventStore implements EventStore {
   ): Promise<void> {
     let rows: AppendedRow[];
     try {
-      ({ rows } = await appendStatement(events, checks, alongside).execute(trx));
+      ({ rows } = await appendStatement(events, checks, alongside, { publishable: this.publishable }).execute(trx));
     } catch (error) {
       throw appendErrorOf(error, events, checks);
     }
