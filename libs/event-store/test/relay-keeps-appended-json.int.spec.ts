@@ -67,23 +67,61 @@ describe.each(DIALECTS)('the appended JSON kept for the outbox relay (%s)', (dia
     expect(appendedJsonOf(await appendOne(t, 'after-stop'))).toBeDefined();
   });
 
-  test('an event with no taker when appended and one when the relay comes to it is published, encoded by the relay', async () => {
+  test('an event with no taker at its append and one when the relay comes to it goes out as the database holds it', async () => {
     const publisher = new InterestPublisher();
     // Asked at the append first (no taker yet), then by the relay (a durable was created in between).
     publisher.takenAfterFirstAsk.add('late');
-    const relay = new OutboxRelay(t.store, publisher, { pollMs: 20, subjectFor: (event) => event.streamId });
+    let asked = 0;
+    const relay = new OutboxRelay(t.store, publisher, {
+      pollMs: 20,
+      subjectFor: (event) => {
+        // The appender changes its data object once the append has encoded it (first ask).
+        if (event.streamId === 'late' && asked++ === 0) (event.data as { out: { n: number } }).out.n = 2;
+        return event.streamId;
+      },
+    });
     relay.start();
     try {
-      const late = await appendOne(t, 'late');
+      // Caught up first, so the relay takes the next append from memory, not from a read.
+      await relay.waitForPosition((await appendOne(t, 'warm-up')).position);
+      const [result] = await t.store.appendMany([
+        { streamId: 'late', expectedVersion: 'no_stream', events: [{ type: 'Noted', data: { out: { n: 1 } } }] },
+      ]);
+      const late = result!.events[0]!;
+      expect(late.data).toEqual({ out: { n: 2 } });
       expect(appendedJsonOf(late)).toBeUndefined();
       await relay.waitForPosition(late.position);
-      // From memory it is encoded as JSON.stringify does; read back (PGlite), as the database's text.
       expect(publisher.published.map(({ subject, message }) => [subject, message.position])).toEqual([
         ['late', late.position],
       ]);
-      expect(JSON.parse(publisher.published[0]!.message.json)).toEqual(JSON.parse(JSON.stringify(toEnvelope(late))));
+      const sent = JSON.parse(publisher.published[0]!.message.json) as Record<string, unknown>;
+      expect(sent).toEqual({ ...JSON.parse(JSON.stringify(toEnvelope(late))), data: { out: { n: 1 } } });
     } finally {
       await relay.stop();
     }
+  });
+
+  test("a relay's subject that throws does not fail the append: its texts are kept", async () => {
+    const relay = new OutboxRelay(t.store, new InterestPublisher(), {
+      pollMs: 20,
+      subjectFor: () => {
+        throw new Error('no subject');
+      },
+      onError: () => undefined,
+    });
+    relay.start();
+    try {
+      expect(appendedJsonOf(await appendOne(t, 'kept'))).toBeDefined();
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  test('a stopped relay cannot be started again (its loop would not run, yet appends would drop texts for it)', async () => {
+    const relay = new OutboxRelay(t.store, new InterestPublisher(), { pollMs: 20 });
+    relay.start();
+    await relay.stop();
+    expect(() => relay.start()).toThrow(/was stopped/);
+    expect(appendedJsonOf(await appendOne(t, 'after-restart'))).toBeDefined();
   });
 });

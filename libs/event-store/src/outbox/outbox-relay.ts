@@ -49,7 +49,9 @@ export const toEnvelope = (event: StoredEvent): PublishedEventEnvelope => ({
 
 /**
  * `JSON.stringify(toEnvelope(event))`, with the data and metadata texts the append sent to the
- * database when this process appended the event (no second encoding of a run's values).
+ * database when this process appended the event and a started relay could publish it then
+ * (`PostgresEventStore.keepAppendedJsonFor`), or a read got them: no second encoding of a run's
+ * values.
  */
 export function envelopeJson(event: StoredEvent): string {
   const appended = appendedJsonOf(event);
@@ -81,6 +83,7 @@ export class OutboxRelay {
   /** What this relay may publish, for the store's appends (`keepAppendedJsonFor`), and how to stop telling it. */
   private readonly publishable: (event: StoredEvent) => boolean;
   private stopKeepingJson: (() => void) | undefined;
+  private stopped = false;
 
   constructor(
     private readonly store: PostgresEventStore,
@@ -232,7 +235,7 @@ export class OutboxRelay {
         previousMsgId = published > 0 && published >= saved ? eventMessageId(published) : undefined;
         return Math.max(saved, published);
       },
-      handleBatch: async (events, reached) => {
+      handleBatch: async (events, reached, taken) => {
         // A leader whose lock connection died stops at once; it resumes only after winning again.
         if (!lock.isHeld()) throw new StandingByError();
         if (publisher.enforcesPreviousMsgId && publisher.send && !acknowledgeEach) {
@@ -244,7 +247,10 @@ export class OutboxRelay {
           // One at a time: without the predecessor check, a failed publish must not be overtaken.
           for (const event of events) {
             if (publisher.interested?.(subjectFor(event)) === false) continue;
-            await publishOne(event, undefined);
+            // This process's append kept no text for it (no taker then): its data objects are the
+            // appender's own and may have changed since, so it goes out as the database holds it.
+            const stored = taken && !appendedJsonOf(event) ? await this.readBack(event) : event;
+            await publishOne(stored, undefined);
           }
         }
         // Not a commit per batch: a restart resumes after the destination's last message anyway,
@@ -255,6 +261,16 @@ export class OutboxRelay {
         else this.saveLater(checkpointEveryMs - sinceSaved);
       },
     });
+  }
+
+  private async readBack(event: StoredEvent): Promise<StoredEvent> {
+    const [stored] = await this.store.readAll({
+      fromPosition: event.position - 1,
+      toPosition: event.position,
+      jsonText: true,
+    });
+    // Committed, so it is there; the event in hand is the fallback all the same.
+    return stored ?? event;
   }
 
   /**
@@ -295,6 +311,8 @@ export class OutboxRelay {
 
   start(): void {
     if (this.started) return;
+    // Its loop cannot run again, and appends must not drop texts for a relay that never runs.
+    if (this.stopped) throw new Error(`the outbox relay ${this.name} was stopped: start a new one`);
     this.started = true;
     this.stopKeepingJson = this.store.keepAppendedJsonFor(this.publishable);
     this.loop.start();
@@ -305,13 +323,15 @@ export class OutboxRelay {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
+    // First: the appends from now on keep their texts as if this relay were never started.
+    this.stopKeepingJson?.();
+    this.stopKeepingJson = undefined;
     await this.loop.stop();
     clearTimeout(this.trailingSave);
     this.trailingSave = undefined;
     if (this.lock.isHeld()) await this.saveCheckpoint().catch((error: unknown) => this.options.onError?.(error));
     await this.lock.release();
-    this.stopKeepingJson?.();
-    this.stopKeepingJson = undefined;
     this.started = false;
   }
 }

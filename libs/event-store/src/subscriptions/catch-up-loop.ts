@@ -21,9 +21,10 @@ export interface CatchUpLoopConfig {
   loadCheckpoint(): Promise<number>;
   /**
    * Handles `events` (every matching event in (checkpoint, reached]) and stores `reached` as the
-   * checkpoint. Throwing makes the loop wait `pollMs`, reload the checkpoint and retry.
+   * checkpoint. Throwing makes the loop wait `pollMs`, reload the checkpoint and retry. `taken`:
+   * the events were taken from `committed` (this process's appends, not read back).
    */
-  handleBatch(events: StoredEvent[], reached: number): Promise<void>;
+  handleBatch(events: StoredEvent[], reached: number, taken: boolean): Promise<void>;
   onError?(error: unknown): void;
 }
 
@@ -87,7 +88,7 @@ export class CatchUpLoop {
           });
           // A short batch holds every matching event up to head, so the checkpoint can skip to it.
           const reached = events.length === batchSize ? events[events.length - 1]!.position : head;
-          await this.config.handleBatch(events, reached);
+          await this.config.handleBatch(events, reached, false);
           this.advance(reached);
           if (reached < head) continue;
         }
@@ -115,7 +116,7 @@ export class CatchUpLoop {
       const taken = committed.take(this.reached, batchSize);
       if (taken.length > 0) {
         const reached = taken[taken.length - 1]!.position;
-        await this.config.handleBatch(taken, reached);
+        await this.config.handleBatch(taken, reached, true);
         this.advance(reached);
         return true;
       }
@@ -128,7 +129,7 @@ export class CatchUpLoop {
     });
     if (events.length === 0) return false;
     const reached = events[events.length - 1]!.position;
-    await this.config.handleBatch(events, reached);
+    await this.config.handleBatch(events, reached, false);
     this.advance(reached);
     const full = events.length === batchSize;
     // More may be there: the next turn reads again (taking what is in hand first).

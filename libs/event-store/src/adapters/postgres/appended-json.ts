@@ -7,9 +7,10 @@ interface AppendedJson {
 }
 
 /**
- * Kept per appended event object, so the outbox relay publishes this process's own appends
- * without encoding their data a second time (a run's events carry its graph, input and every
- * node's output). Weak: an event's texts go when the relay lets go of the event.
+ * Kept per appended event object that a started relay may publish (`keepAppendedJsonFor` of the
+ * store), and per event read as text, so the outbox relay publishes this process's own appends
+ * without encoding their data a second time (a run's events carry its input and every node's
+ * output). Weak: an event's texts go when the relay lets go of the event.
  */
 const appended = new WeakMap<StoredEvent, AppendedJson>();
 
