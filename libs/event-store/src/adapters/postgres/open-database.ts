@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import type { Db } from '../../event-store.js';
 import { freshInMemoryPglite } from './pglite-template.js';
 import { TransactionAtOnce } from './transaction-at-once.js';
+import { poolLettingGo } from './pool-letting-go.js';
 
 export type DatabaseDialect = 'postgres' | 'pglite';
 
@@ -170,7 +171,7 @@ async function openPostgres(
     each.on('error', () => undefined);
     each.on('connect', (client) => client.on('error', () => undefined));
   }
-  const db: Db = new Kysely({ dialect: new PostgresDialect({ pool }) });
+  const db: Db = new Kysely({ dialect: new PostgresDialect({ pool: poolLettingGo(pool) }) });
   const listeners: pg.PoolClient[] = [];
   const preparedNames = new Map<string, string>();
   return {
