@@ -1,25 +1,19 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { poolLettingGo, QueryLettingGo } from '../src/adapters/postgres/pool-letting-go.js';
+import { KyselyQuery, poolLettingGo } from '../src/adapters/postgres/pool-letting-go.js';
 import { testDatabaseUrl, uniqueName } from './support/test-database.js';
 
-/** What pg could still reach on a query after its answer (see `QueryLettingGo`). */
-const heldBy = (query: QueryLettingGo) => {
+/** What pg could still reach on a query after its answer (see `KyselyQuery`). */
+const heldBy = (query: KyselyQuery) => {
   const fields = query as unknown as Record<string, unknown>;
-  return {
-    text: fields.text,
-    values: fields.values,
-    result: fields._result,
-    results: fields._results,
-    settle: fields.settle,
-  };
+  return { text: fields.text, values: fields.values, settle: fields.settle };
 };
-const cleared = { text: '', values: undefined, result: undefined, results: undefined, settle: undefined };
+const cleared = { text: '', values: undefined, settle: undefined };
 
 /**
  * pg's promise API answers through a closure over the query, which pg keeps reachable for young
  * collections after calling it: every kysely query's text, parameters and rows were promoted to
- * the old generation. Kysely's queries now go through `QueryLettingGo`, which answers the same.
+ * the old generation. Kysely's queries now go through `KyselyQuery`, which answers the same.
  */
 describe('queries that let go of what they sent once answered', () => {
   const pool = new pg.Pool({ connectionString: testDatabaseUrl(), max: 2 });
@@ -29,13 +23,13 @@ describe('queries that let go of what they sent once answered', () => {
   test('a query answers its rows and then holds nothing; every query shares one callback', async () => {
     const client = await pool.connect();
     try {
-      const first = new QueryLettingGo('SELECT $1::text AS sent, 2 AS n', ['x'.repeat(10_000)]);
-      const second = new QueryLettingGo('SELECT 3 AS n', []);
+      const first = new KyselyQuery('SELECT $1::text AS sent, 2 AS n', ['x'.repeat(10_000)]);
+      const second = new KyselyQuery('SELECT 3 AS n', []);
       const result = await first.answer(client);
       expect(result.rows).toEqual([{ sent: 'x'.repeat(10_000), n: 2 }]);
       expect((await second.answer(client)).rows).toEqual([{ n: 3 }]);
-      expect(heldBy(first)).toMatchObject(cleared);
-      const callbackOf = (query: QueryLettingGo) => (query as unknown as { callback: unknown }).callback;
+      expect(heldBy(first)).toEqual(cleared);
+      const callbackOf = (query: KyselyQuery) => (query as unknown as { callback: unknown }).callback;
       expect(callbackOf(second)).toBe(callbackOf(first));
     } finally {
       client.release();
@@ -45,12 +39,28 @@ describe('queries that let go of what they sent once answered', () => {
   test('a failing query rejects with the database error and holds nothing', async () => {
     const client = await pool.connect();
     try {
-      const failing = new QueryLettingGo('SELECT 1 / $1::int AS n', ['0']);
+      const failing = new KyselyQuery('SELECT 1 / $1::int AS n', ['0']);
       await expect(failing.answer(client)).rejects.toMatchObject({ code: '22012' });
-      expect(heldBy(failing)).toMatchObject(cleared);
-      expect((await new QueryLettingGo('SELECT 4 AS n', []).answer(client)).rows).toEqual([{ n: 4 }]);
+      expect(heldBy(failing)).toEqual(cleared);
+      expect((await new KyselyQuery('SELECT 4 AS n', []).answer(client)).rows).toEqual([{ n: 4 }]);
     } finally {
       client.release();
+    }
+  });
+
+  test("kysely over it with pg's read timeout configured: in time it answers, too slow it rejects", async () => {
+    const url = new URL(testDatabaseUrl());
+    url.searchParams.set('query_timeout', '300');
+    const timed = new Kysely<Record<string, never>>({
+      dialect: new PostgresDialect({ pool: poolLettingGo(new pg.Pool({ connectionString: url.toString(), max: 1 })) }),
+    });
+    try {
+      expect((await sql<{ n: number }>`SELECT 1 AS n`.execute(timed)).rows).toEqual([{ n: 1 }]);
+      await expect(sql`SELECT pg_sleep(0.6)`.execute(timed)).rejects.toThrow('Query read timeout');
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect((await sql<{ n: number }>`SELECT 2 AS n`.execute(timed)).rows).toEqual([{ n: 2 }]);
+    } finally {
+      await timed.destroy();
     }
   });
 

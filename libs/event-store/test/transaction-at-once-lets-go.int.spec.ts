@@ -2,33 +2,38 @@ import pg from 'pg';
 import { TransactionAtOnce } from '../src/adapters/postgres/transaction-at-once.js';
 import { testDatabaseUrl } from './support/test-database.js';
 
-/** What pg and Node could still reach on a TransactionAtOnce after its answer (see `handleAnswer`). */
+/** What the transaction still holds once answered (see `QueryLettingGo`). */
 const heldBy = (transaction: TransactionAtOnce) => {
-  const fields = transaction as unknown as {
-    statements: unknown[];
-    text: string;
-    values: unknown;
-    _result: unknown;
-    _results: unknown;
-    settle: unknown;
-    callback: unknown;
-  };
+  const fields = transaction as unknown as Record<string, unknown>;
   return {
-    statements: fields.statements.length,
+    statements: (fields.statements as unknown[]).length,
     text: fields.text,
     values: fields.values,
-    result: fields._result,
-    results: fields._results,
     settle: fields.settle,
-    callback: fields.callback,
   };
 };
+const cleared = { statements: 0, text: '', values: undefined, settle: undefined };
+const functionsOf = (transaction: TransactionAtOnce) => {
+  const fields = transaction as unknown as { callback: unknown; submit: unknown };
+  return { callback: fields.callback, submit: fields.submit };
+};
+
+/** A client whose every query has pg's read timeout (`query_timeout` in the URL, as a deployment may set it). */
+async function clientWithReadTimeout(ms: number): Promise<pg.Client> {
+  const url = new URL(testDatabaseUrl());
+  url.searchParams.set('query_timeout', String(ms));
+  const client = new pg.Client({ connectionString: url.toString() });
+  client.on('error', () => undefined);
+  await client.connect();
+  return client;
+}
 
 /**
  * pg keeps the callback it called reachable for young-generation collections until the next full
- * one; a transaction that still held its statements, pg's results or its promise once answered
- * had them promoted to the old generation on every commit. Once answered it holds none of them,
- * and its callback is one function shared by every transaction, not a closure over it.
+ * one; a transaction that still held its statements or its promise once answered, or whose
+ * callback or submit was a closure over it, had them promoted to the old generation on every
+ * commit. Once answered it holds none of them, its functions are shared by every transaction, and
+ * it settles the same way whatever pg reports (rows, a server error, pg's own read timeout).
  */
 describe('a transaction sent at once lets go of what it sent once answered', () => {
   const pool = new pg.Pool({ connectionString: testDatabaseUrl(), max: 1 });
@@ -41,15 +46,6 @@ describe('a transaction sent at once lets go of what it sent once answered', () 
     await pool.end();
   });
 
-  const cleared = {
-    statements: 0,
-    text: '',
-    values: undefined,
-    result: undefined,
-    results: undefined,
-    settle: undefined,
-  };
-
   test('after rows come back', async () => {
     const first = new TransactionAtOnce([
       { text: 'SELECT $1::text AS sent', values: ['x'.repeat(10_000)] },
@@ -59,10 +55,9 @@ describe('a transaction sent at once lets go of what it sent once answered', () 
     const rows = await first.results(client);
     expect(rows).toEqual([[{ sent: 'x'.repeat(10_000) }], [{ n: 2 }]]);
     expect(await second.results(client)).toEqual([[{ n: 3 }]]);
-    const [held, heldBySecond] = [heldBy(first), heldBy(second)];
-    expect(held).toMatchObject(cleared);
-    expect(typeof held.callback).toBe('function');
-    expect(heldBySecond.callback).toBe(held.callback);
+    expect(heldBy(first)).toEqual(cleared);
+    expect(typeof functionsOf(first).callback).toBe('function');
+    expect(functionsOf(second)).toEqual(functionsOf(first));
   });
 
   test('after a statement fails, which still rejects and rolls back the others', async () => {
@@ -72,9 +67,43 @@ describe('a transaction sent at once lets go of what it sent once answered', () 
       { text: 'SELECT 1 / $1::int AS n', values: ['0'] },
     ]);
     await expect(failing.results(client)).rejects.toThrow('division by zero');
-    expect(heldBy(failing)).toMatchObject(cleared);
+    expect(heldBy(failing)).toEqual(cleared);
     expect((await client.query('SELECT count(*)::int AS n FROM lets_go')).rows).toEqual([{ n: 0 }]);
     // The connection answers the next transaction.
     expect(await new TransactionAtOnce([{ text: 'SELECT 4 AS n', values: [] }]).results(client)).toEqual([[{ n: 4 }]]);
+  });
+
+  test("with pg's read timeout configured, an answer in time settles and lets go", async () => {
+    const timed = await clientWithReadTimeout(5_000);
+    try {
+      const transaction = new TransactionAtOnce([
+        { text: 'SELECT 1 AS n', values: [] },
+        { text: 'SELECT $1::text AS t', values: ['x'] },
+      ]);
+      expect(await transaction.results(timed)).toEqual([[{ n: 1 }], [{ t: 'x' }]]);
+      expect(heldBy(transaction)).toEqual(cleared);
+    } finally {
+      await timed.end();
+    }
+  });
+
+  test("pg's read timeout rejects a slow transaction and the connection goes on answering", async () => {
+    const timed = await clientWithReadTimeout(300);
+    try {
+      const slow = new TransactionAtOnce([
+        { text: 'SELECT pg_sleep(0.6)', values: [] },
+        { text: 'SELECT 1 AS n', values: [] },
+      ]);
+      await expect(slow.results(timed)).rejects.toThrow('Query read timeout');
+      expect(heldBy(slow)).toEqual(cleared);
+      // The rest of the slow exchange still arrives and lands in the timed-out query.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(await new TransactionAtOnce([{ text: 'SELECT 2 AS n', values: [] }]).results(timed)).toEqual([[{ n: 2 }]]);
+      await expect(new TransactionAtOnce([{ text: 'SELECT 1 / 0', values: [] }]).results(timed)).rejects.toThrow(
+        'division by zero',
+      );
+    } finally {
+      await timed.end();
+    }
   });
 });

@@ -99,4 +99,19 @@ describe('script isolate turns', () => {
     for (const result of results) expect(result).toMatch(/^ERR /);
     expect(sandbox.warmOrganizations()).toEqual([]);
   });
+
+  test('the runs waiting for a turn end with the closing error itself, not a later one with its message', async () => {
+    const sandbox = sandboxWith(1);
+    const run = (code: string) =>
+      sandbox
+        .run({ organizationId: 'org-a', code, input: {}, timeoutMs: 60_000, memoryMb: 16 })
+        .catch((error: unknown) => error);
+    const runs = [run(NEVER), run('return 0;'), run(NEVER)];
+    sandbox.dispose();
+    const [, waitedSecond, waitedThird] = await Promise.all(runs);
+    const closing = (sandbox as unknown as { closing: AbortController }).closing.signal.reason as unknown;
+    expect(closing).toBeInstanceOf(Error);
+    expect(waitedSecond).toBe(closing);
+    expect(waitedThird).toBe(closing);
+  });
 });

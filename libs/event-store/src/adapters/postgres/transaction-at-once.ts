@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { QueryLettingGo } from './query-letting-go.js';
 
 /** One statement of a `TransactionAtOnce`: its values already converted by pg's `prepareValue`. */
 export interface StatementToSend {
@@ -36,59 +37,40 @@ interface ProtocolConnection {
  * A `pg.Query`, so that pg's client hands it every answer until the ReadyForQuery that follows
  * the Sync; the Query's own handlers gather one result per statement.
  */
-export class TransactionAtOnce extends pg.Query {
+export class TransactionAtOnce extends QueryLettingGo<unknown[][]> {
   /** Whether it sent a Parse for a named statement: after a failure, which exist is unknown. */
   parsedNamed = false;
 
   private statements: readonly StatementToSend[];
+  private readonly sent: number;
 
   constructor(statements: readonly StatementToSend[]) {
     super({ text: statements[0]?.text ?? '' });
     this.statements = statements;
-    // pg types `submit` as a property; the client calls it to write the query.
-    this.submit = (connection) => this.send(connection as unknown as ProtocolConnection);
+    this.sent = statements.length;
+    // pg types `submit` as a property; the client calls it as a method to write the query. One
+    // shared function, not a closure over this transaction (see QueryLettingGo).
+    this.submit = submitTransaction;
   }
-
-  /** The promise `results` returned, until the exchange ends. */
-  private settle: { resolve: (rows: unknown[][]) => void; reject: (error: unknown) => void } | undefined;
 
   /** The rows of each statement, once the exchange ends; rejects with the first error. */
-  results(client: pg.PoolClient): Promise<unknown[][]> {
-    return new Promise((resolve, reject) => {
-      this.settle = { resolve, reject };
-      (this as unknown as { callback: typeof answered }).callback = answered;
-      client.query(this);
-    });
+  results(client: pg.ClientBase): Promise<unknown[][]> {
+    return this.sendOn(client);
   }
 
-  /**
-   * The exchange's end, as pg reports it. Something in pg's handling of an answer (not found; a
-   * plain callback does not show it) keeps the callback it called reachable for young-generation
-   * collections until the next full one. A closure here kept this object and, through the
-   * promise's resolve, the rows; everything they held was promoted to the old generation on every
-   * commit (the texts, the Bind values, the parsed rows: about 13 KiB per synchronous run at one
-   * request at a time) only to die there. So the callback is one shared function, and what was
-   * sent, pg's results and the promise are dropped here.
-   */
-  handleAnswer(error: Error | null, results?: unknown): void {
-    const settle = this.settle;
-    const sent = this.statements.length;
-    this.settle = undefined;
-    this.statements = [];
-    const query = this as unknown as { text: string; values?: unknown; _result?: unknown; _results?: unknown };
-    query.text = '';
-    query.values = undefined;
-    query._result = undefined;
-    query._results = undefined;
-    if (!settle) return;
-    if (error) return settle.reject(error);
+  protected resultOf(results: unknown): unknown[][] {
     const each = (Array.isArray(results) ? results : [results]) as pg.QueryResult[];
-    if (each.length !== sent)
-      return settle.reject(new Error(`the transaction answered ${each.length} results for ${sent} statements`));
-    settle.resolve(each.map((result) => result.rows as unknown[]));
+    if (each.length !== this.sent)
+      throw new Error(`the transaction answered ${each.length} results for ${this.sent} statements`);
+    return each.map((result) => result.rows as unknown[]);
   }
 
-  private send(wire: ProtocolConnection): void {
+  protected override letGo(): void {
+    super.letGo();
+    this.statements = [];
+  }
+
+  send(wire: ProtocolConnection): void {
     // Corked, the whole exchange leaves in one system call.
     wire.stream.cork?.();
     try {
@@ -111,7 +93,6 @@ export class TransactionAtOnce extends pg.Query {
   }
 }
 
-/** pg calls a query's `callback` as its method: one function for every transaction, holding nothing. */
-function answered(this: TransactionAtOnce, error: Error | null, results?: unknown): void {
-  this.handleAnswer(error, results);
+function submitTransaction(this: TransactionAtOnce, connection: unknown): void {
+  this.send(connection as ProtocolConnection);
 }

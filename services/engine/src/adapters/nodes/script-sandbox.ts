@@ -174,7 +174,7 @@ export class ScriptSandbox {
       else signal?.addEventListener('abort', onAbort, { once: true });
     });
     const running = (async () => {
-      if (this.closing.signal.aborted) throw this.closing.signal.reason;
+      // A run started after dispose() has failed already, in pool.acquire; dispose() aborts this one.
       this.turnWanters.add(turnWanted);
       try {
         await turns.acquire(turnWanted.signal, organizationId);
