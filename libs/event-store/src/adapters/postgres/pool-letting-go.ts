@@ -25,6 +25,11 @@ export class KyselyQuery extends QueryLettingGo<pg.QueryResult> {
  */
 export function poolLettingGo(pool: pg.Pool): PostgresPool {
   const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  // Clients a query of which pg's read timeout (`query_timeout`) gave up on: the statement may
+  // still run on the server (a lock wait that later succeeds leaves the session in a transaction
+  // holding the lock, and the ROLLBACK queued behind it times out unsent), so the connection is
+  // closed when released, and the server rolls back whatever it still had open.
+  const unsure = new WeakSet<pg.PoolClient>();
   const wrap = (client: pg.PoolClient): PostgresPoolClient => {
     function query<R>(sql: string, parameters: readonly unknown[]): Promise<PostgresQueryResult<R>>;
     function query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
@@ -33,7 +38,10 @@ export function poolLettingGo(pool: pg.Pool): PostgresPool {
       parameters?: readonly unknown[],
     ): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
       if (typeof sqlOrCursor !== 'string') return client.query(sqlOrCursor as unknown as pg.Submittable) as never;
-      return new KyselyQuery(sqlOrCursor, parameters ?? []).answer(client) as Promise<never>;
+      return new KyselyQuery(sqlOrCursor, parameters ?? []).answer(client).catch((error: unknown) => {
+        if (isReadTimeout(error)) unsure.add(client);
+        throw error;
+      }) as Promise<never>;
     }
     return {
       // Read by kysely to cancel a query; undocumented in pg, so read through as it changes.
@@ -41,7 +49,7 @@ export function poolLettingGo(pool: pg.Pool): PostgresPool {
         return (client as unknown as { processID?: number }).processID;
       },
       query,
-      release: (destroy) => client.release(destroy),
+      release: (destroy) => client.release(destroy === true || unsure.has(client) ? true : destroy),
     };
   };
   return {
@@ -56,3 +64,6 @@ export function poolLettingGo(pool: pg.Pool): PostgresPool {
     end: () => pool.end(),
   };
 }
+
+/** pg's own read timeout (`query_timeout`): not an answer from the server, so the session's state is unknown. */
+const isReadTimeout = (error: unknown): boolean => error instanceof Error && error.message === 'Query read timeout';
