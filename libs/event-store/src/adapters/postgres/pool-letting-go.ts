@@ -19,9 +19,10 @@ export class KyselyQuery extends QueryLettingGo<pg.QueryResult> {
 
 /**
  * `pool` for kysely's PostgresDialect, whose queries (text and parameters) go through
- * `QueryLettingGo` (pg's promise API answers through a closure over the query, whose text,
- * parameters and rows were promoted: the outbox relay's reads of every event, for one); a cursor (a streamed query) goes to pg as it is. Each pg client keeps one
- * wrapper: kysely keys its connections by the client object it gets.
+ * `QueryLettingGo`: pg's promise API answers through a closure over the query, whose text,
+ * parameters and rows were promoted (the outbox relay's reads of every event, for one). A cursor
+ * (a streamed query) goes to pg as it is. Each pg client keeps one wrapper: kysely keys its
+ * connections by the client object it gets.
  */
 export function poolLettingGo(pool: pg.Pool): PostgresPool {
   const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();

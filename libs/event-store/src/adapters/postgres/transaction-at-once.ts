@@ -70,6 +70,7 @@ export class TransactionAtOnce extends QueryLettingGo<unknown[][]> {
     this.statements = [];
   }
 
+  /** Writes the whole exchange: what pg's `submit` does for this query (see `submitTransaction`). */
   send(wire: ProtocolConnection): void {
     // Corked, the whole exchange leaves in one system call.
     wire.stream.cork?.();
