@@ -1,3 +1,4 @@
+import { MapLettingGo } from '@weft/collections';
 import {
   badRequest,
   notFound,
@@ -129,8 +130,9 @@ export class ExecutionEngine {
   private readonly writer: ExecutionEventWriter;
   /** How runs store their events; its `graphs` remembers the graphs on record, for starts and resumes. */
   private readonly storage: EventStorage & { graphs: GraphSnapshotRecords };
-  private readonly active = new Map<string, ActiveExecution>();
-  private readonly finishWaiters = new Map<string, Set<() => void>>();
+  /** Runs in flight and callers waiting for them: MapLettingGo (a Map would hold finished runs, see its file). */
+  private readonly active = new MapLettingGo<string, ActiveExecution>();
+  private readonly finishWaiters = new MapLettingGo<string, Set<() => void>>();
   private readonly graphs = new Map<string, ExecutionGraph>();
   /** Timers of parked waits due within the next scans, by execution id. */
   private readonly armed = new Map<string, () => void>();

@@ -86,7 +86,7 @@ export class ExecutionEventWriter {
   /** Streams with appends in a batch being written: their later appends wait for the next batch. */
   private readonly streamsInFlight = new Set<string>();
   /** Batches being written (at most BATCHES_IN_FLIGHT). */
-  private readonly writing = new Set<Promise<void>>();
+  private writing = 0;
   private sendScheduled = false;
   /** Resolves `flushing` once the drain has ended. */
   private drained: () => void = () => undefined;
@@ -132,7 +132,7 @@ export class ExecutionEventWriter {
     this.lazyTimer = null;
     if (this.queue.length === 0) return;
     if (this.flushing === null) this.flushing = this.drain();
-    else if (this.writing.size >= BATCHES_IN_FLIGHT) return;
+    else if (this.writing >= BATCHES_IN_FLIGHT) return;
     else if (this.queue.length >= this.eagerBatchAppends && this.hasEagerBatch()) this.sendBatches();
     else this.sendSoon();
   }
@@ -190,25 +190,25 @@ export class ExecutionEventWriter {
   }
 
   private sendBatches(): void {
-    if (this.writing.size >= BATCHES_IN_FLIGHT) return;
+    if (this.writing >= BATCHES_IN_FLIGHT) return;
     const batch = this.takeBatch();
     if (batch.length === 0) return this.endDrainIfIdle();
     for (const item of batch) this.streamsInFlight.add(item.streamId);
     const done = (): void => {
       for (const item of batch) this.streamsInFlight.delete(item.streamId);
-      this.writing.delete(written);
+      this.writing--;
       // Decided as the write ends, before its callers go on: the next batch is sent first (see
       // `write`), and once nothing is left the drain ends, so what the callers append next starts
       // a drain (or a lazy wait) of its own.
       this.sendBatches();
     };
-    const written: Promise<void> = this.write(batch).then(done, done);
-    this.writing.add(written);
-    if (this.writing.size < BATCHES_IN_FLIGHT && this.queue.length > 0) this.sendSoon();
+    this.writing++;
+    void this.write(batch).then(done, done);
+    if (this.writing < BATCHES_IN_FLIGHT && this.queue.length > 0) this.sendSoon();
   }
 
   private endDrainIfIdle(): void {
-    if (this.writing.size > 0 || this.sendScheduled) return;
+    if (this.writing > 0 || this.sendScheduled) return;
     this.resolveCommitted();
     this.flushing = null;
     this.drained();

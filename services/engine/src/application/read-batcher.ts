@@ -1,12 +1,18 @@
+import { MapLettingGo } from '@weft/collections';
+
 /**
  * Reads by key that go to the database together: a read starts a query at once when none is
  * running, and reads asked for meanwhile wait for it and then share the next one. One caller pays
  * nothing extra; fifty concurrent synchronous runs make one statement where they made fifty. Each
  * read is answered by a query that started after it was asked for, so it sees every write that
- * committed before.
+ * committed before. Waiters are kept in a MapLettingGo: a Map's discarded hash tables would keep
+ * each answered read's callers alive until the next full collection.
  */
 export class ReadBatcher<K, V> {
-  private queued = new Map<K, { resolve: (value: V | undefined) => void; reject: (error: unknown) => void }[]>();
+  private readonly queued = new MapLettingGo<
+    K,
+    { resolve: (value: V | undefined) => void; reject: (error: unknown) => void }[]
+  >();
   private running = false;
 
   constructor(

@@ -1,3 +1,4 @@
+import { MapLettingGo } from '@weft/collections';
 import { graphSnapshotBytes } from '../domain/graph/graph-snapshot-ids.js';
 import type { ExecutionRow, NodeStateRow } from './execution-rows.js';
 
@@ -20,7 +21,8 @@ const clearLargeColumns = (row: { input_data: unknown; output_data: unknown }): 
 };
 
 export class ExecutionRowCache {
-  private readonly entries = new Map<string, CachedExecutionRows & { version: number }>();
+  /** A MapLettingGo: a Map's discarded hash tables would keep taken rows alive until the next full collection. */
+  private readonly entries = new MapLettingGo<string, CachedExecutionRows & { version: number }>();
   /**
    * Graph snapshots committed to `engine_graph_snapshots`, by id, least recently used first, with
    * their JSON's bytes: a start that names one is folded without reading it back. Bounded by
@@ -88,7 +90,7 @@ export class ExecutionRowCache {
     }
     this.entries.set(executionId, { version, execution, nodes });
     // Oldest first: executions parked longest are the least likely to write soon.
-    while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+    while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.firstKey() as string);
   }
 
   clear(): void {

@@ -1,3 +1,4 @@
+import { MapLettingGo } from '@weft/collections';
 import type { ExecutionRow, NodeStateRow } from './execution-rows.js';
 
 /** The complete read-model rows of an execution, as its one commit wrote them. */
@@ -10,10 +11,11 @@ export interface FinishedRows {
  * Rows of executions written whole by one commit (started and completed in it, every value
  * inline), kept for the synchronous caller waiting for them: it answers from these instead of
  * reading back what it just wrote. `take` removes the entry; entries no one takes (a caller that
- * stopped waiting) give way to newer ones beyond `maxEntries`.
+ * stopped waiting) give way to newer ones beyond `maxEntries`. A MapLettingGo: a Map's discarded
+ * hash tables would keep every run's rows alive until the next full collection.
  */
 export class RecentlyFinishedRows {
-  private readonly entries = new Map<string, FinishedRows>();
+  private readonly entries = new MapLettingGo<string, FinishedRows>();
 
   constructor(private readonly maxEntries = 1000) {}
 
@@ -25,7 +27,7 @@ export class RecentlyFinishedRows {
   put(executionId: string, rows: FinishedRows): void {
     this.entries.delete(executionId);
     this.entries.set(executionId, rows);
-    while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+    while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.firstKey() as string);
   }
 
   take(executionId: string): FinishedRows | undefined {

@@ -1,0 +1,1 @@
+export * from './map-letting-go.js';
