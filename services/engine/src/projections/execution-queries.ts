@@ -17,16 +17,11 @@ import { EXECUTION_STATS_FUNCTION } from './execution-stats-function-migration.j
 import { inJsonbKeyOrder, inJsonbKeyOrderKept } from './jsonb-key-order.js';
 import type { FinishedRows } from './recently-finished-rows.js';
 import { resolveRowValues, type ValueReader } from './resolve-row-values.js';
+import { isoTimestamp } from './iso-timestamp.js';
 
 /** Reads of the execution read models; nothing here reads events. */
 type Row = Record<string, unknown>;
 
-const iso = (value: unknown): string | null =>
-  value === null || value === undefined
-    ? null
-    : value instanceof Date
-      ? value.toISOString()
-      : new Date(value as string).toISOString();
 const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 /** jsonb columns arrive decoded from both drivers; a string here is a JSON string value, never JSON text. */
 const parsed = (value: unknown): unknown => value ?? null;
@@ -54,8 +49,8 @@ const toSummary = (row: Row): ExecutionSummary => {
     process_id: String(row.process_id),
     organization_id: String(row.organization_id),
     status: row.status as ExecutionStatus,
-    started_at: iso(row.started_at) as string,
-    completed_at: iso(row.completed_at),
+    started_at: isoTimestamp(row.started_at) as string,
+    completed_at: isoTimestamp(row.completed_at),
     duration_seconds: durationMs === null ? null : Math.round(durationMs / 1000),
     duration_ms: durationMs,
     error_message: (row.error_message as string | null) ?? null,
@@ -71,8 +66,8 @@ const toNodeState = (row: Row): NodeState => ({
   node_name: String(row.node_name),
   node_type: String(row.node_type),
   status: row.status as NodeState['status'],
-  started_at: iso(row.started_at),
-  completed_at: iso(row.completed_at),
+  started_at: isoTimestamp(row.started_at),
+  completed_at: isoTimestamp(row.completed_at),
   duration_ms: num(row.duration_ms),
   input_data: parsed(row.input_data),
   output_data: parsed(row.output_data),

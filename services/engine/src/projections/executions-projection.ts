@@ -15,6 +15,7 @@ import {
   type ExecutionRowSet,
   type NodeStateRow,
 } from './execution-rows.js';
+import { isoTimestamp } from './iso-timestamp.js';
 
 /**
  * Projection of execution events into the history tables: one row per execution, one per node
@@ -35,12 +36,6 @@ const EXECUTION_TYPES = new Set<string>(EXECUTION_EVENT_TYPES);
 const FIRST_EVENTS = new Set<string>(['ExecutionAccepted', 'ExecutionStarted']);
 
 const KEPT_WHEN_NULL = new Set(['input_data', 'output_data', 'input_from']);
-const iso = (value: unknown): string | null =>
-  value === null || value === undefined
-    ? null
-    : value instanceof Date
-      ? value.toISOString()
-      : new Date(value as string).toISOString();
 const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
 const executionFromDb = (row: Record<string, unknown>): ExecutionRow => ({
@@ -48,8 +43,8 @@ const executionFromDb = (row: Record<string, unknown>): ExecutionRow => ({
   process_id: String(row.process_id),
   organization_id: String(row.organization_id),
   status: String(row.status),
-  started_at: iso(row.started_at) as string,
-  completed_at: iso(row.completed_at),
+  started_at: isoTimestamp(row.started_at) as string,
+  completed_at: isoTimestamp(row.completed_at),
   duration_ms: num(row.duration_ms),
   error_message: (row.error_message as string | null) ?? null,
   triggered_by_user_id: (row.triggered_by_user_id as string | null) ?? null,
@@ -73,8 +68,8 @@ const nodeFromDb = (row: Record<string, unknown>): NodeStateRow => ({
   node_name: String(row.node_name),
   node_type: String(row.node_type),
   status: String(row.status),
-  started_at: iso(row.started_at),
-  completed_at: iso(row.completed_at),
+  started_at: isoTimestamp(row.started_at),
+  completed_at: isoTimestamp(row.completed_at),
   duration_ms: num(row.duration_ms),
   input_data: undefined,
   output_data: undefined,
