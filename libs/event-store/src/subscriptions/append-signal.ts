@@ -1,11 +1,16 @@
+import { MapLettingGo } from '@weft/collections';
+
 /**
  * Wakes waiting catch-up loops when events were appended. The generation counter closes the
  * race between "read found nothing" and "start waiting": a wait that starts after an append it
- * has not yet seen returns at once.
+ * has not yet seen returns at once. Waiters are kept by number in a MapLettingGo: a Set's
+ * `clear()` at every append leaves its old hash table holding every waiter it had, alive for
+ * young-generation collections until the next full one.
  */
 export class AppendSignal {
   private generation = 0;
-  private readonly waiters = new Set<() => void>();
+  private readonly waiters = new MapLettingGo<number, () => void>();
+  private nextWaiter = 0;
 
   get current(): number {
     return this.generation;
@@ -13,7 +18,7 @@ export class AppendSignal {
 
   notify(): void {
     this.generation += 1;
-    for (const wake of this.waiters) wake();
+    for (const wake of [...this.waiters.values()]) wake();
     this.waiters.clear();
   }
 
@@ -21,14 +26,15 @@ export class AppendSignal {
   wait(seenGeneration: number, timeoutMs: number, interrupt?: AbortSignal): Promise<void> {
     if (this.generation !== seenGeneration || interrupt?.aborted) return Promise.resolve();
     return new Promise((resolve) => {
+      const id = this.nextWaiter++;
       const done = (): void => {
         clearTimeout(timer);
-        this.waiters.delete(done);
+        this.waiters.delete(id);
         interrupt?.removeEventListener('abort', done);
         resolve();
       };
       const timer = setTimeout(done, timeoutMs);
-      this.waiters.add(done);
+      this.waiters.set(id, done);
       interrupt?.addEventListener('abort', done, { once: true });
     });
   }

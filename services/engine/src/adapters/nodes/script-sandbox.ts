@@ -1,3 +1,4 @@
+import { MapLettingGo } from '@weft/collections';
 import type ivm from 'isolated-vm';
 import { createFrozenRealm, OVERSIZE_MARK, type FrozenRealm } from './frozen-realm.js';
 import { ScriptError } from './script-error.js';
@@ -96,9 +97,12 @@ export class ScriptSandbox {
    * `AbortSignal.any([turnWanted, closing])`: that leaves a WeakRef to each run's signal on the
    * long-lived `closing`, and V8's young-generation collections keep a WeakRef's target alive, so
    * every script run's signal, its listeners and the run state they hold were promoted to the old
-   * generation (about 7 KiB per script run) and collected only by a full mark-compact.
+   * generation (about 7 KiB per script run) and collected only by a full mark-compact. By number
+   * in a MapLettingGo, not in a Set, for the same reason: a Set's discarded hash tables would keep
+   * the controllers, and through their listeners the runs, alive until then.
    */
-  private readonly turnWanters = new Set<AbortController>();
+  private readonly turnWanters = new MapLettingGo<number, AbortController>();
+  private nextTurnWanter = 0;
   private readonly maxOutputChars: number;
   private readonly timers: SandboxTimers;
 
@@ -175,11 +179,12 @@ export class ScriptSandbox {
     });
     const running = (async () => {
       // A run started after dispose() has failed already, in pool.acquire; dispose() aborts this one.
-      this.turnWanters.add(turnWanted);
+      const wanter = this.nextTurnWanter++;
+      this.turnWanters.set(wanter, turnWanted);
       try {
         await turns.acquire(turnWanted.signal, organizationId);
       } finally {
-        this.turnWanters.delete(turnWanted);
+        this.turnWanters.delete(wanter);
       }
       turnHeld = true;
       if (settled) return void releaseTurn();
@@ -236,7 +241,7 @@ export class ScriptSandbox {
 
   dispose(): void {
     this.closing.abort(new ScriptError('the script sandbox is closed (the engine is stopping)'));
-    for (const wanted of this.turnWanters) wanted.abort(this.closing.signal.reason);
+    for (const wanted of this.turnWanters.values()) wanted.abort(this.closing.signal.reason);
     this.pool.disposeAll();
   }
 
