@@ -78,6 +78,14 @@ const activeSpanContext = () => {
   return spanContext && isSpanContextValid(spanContext) ? spanContext : undefined;
 };
 
+/**
+ * Whether a handler called in this process, in its caller's async context (the in-memory bus),
+ * already runs in the trace its message's headers carry: tracing off and a span active, from which
+ * the sender wrote the headers (`injectTraceHeaders` overwrites any it was given). It need not
+ * extract that context again and enter a new non-recording span with the same ids.
+ */
+export const runsInCallersTrace = (): boolean => !isSdkStarted() && activeSpanContext() !== undefined;
+
 /** The active trace id, or undefined when no (recording or propagated) span is active. */
 export const currentTraceId = (): string | undefined => activeSpanContext()?.traceId;
 

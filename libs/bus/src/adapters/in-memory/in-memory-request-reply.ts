@@ -1,5 +1,5 @@
 import { ProblemError, type RequestSpec } from '@weft/contracts';
-import { extractTraceContext, withSpan, type Logger } from '@weft/observability';
+import { extractTraceContext, runsInCallersTrace, withSpan, type Logger } from '@weft/observability';
 import type { MessageContext, SendOptions, Subscription } from '../../bus.js';
 import { InFlight } from '../../in-flight.js';
 import { jsonCopy } from '../../json-payload.js';
@@ -105,6 +105,9 @@ export class InMemoryRequestReply {
   ): Promise<{ result: unknown } | { problem: ReturnType<typeof problemFromError> }> {
     // Let the caller's stack unwind first, as a network hop would.
     await Promise.resolve();
+    // The handler runs in the caller's async context: with tracing off that is already the trace
+    // the headers carry, so it is not parsed from them again and entered as a copy of itself.
+    const parent = runsInCallersTrace() ? undefined : extractTraceContext(headers);
     return withSpan(
       `serve ${subject}`,
       { 'messaging.system': 'in-memory', 'messaging.destination.name': subject },
@@ -120,7 +123,7 @@ export class InMemoryRequestReply {
           return { problem: jsonCopy(problemFromError(error, this.logger, subject)) };
         }
       },
-      { kind: 'server', parent: extractTraceContext(headers) },
+      parent ? { kind: 'server', parent } : { kind: 'server' },
     );
   }
 }
