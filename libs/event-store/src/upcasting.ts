@@ -14,7 +14,9 @@ export function mergeUpcasters(into: Upcasters, added: Upcasters): void {
 /** Lifts an event's data through every upcaster from its stored schema version upwards. */
 export function upcastEvent(event: StoredEvent, upcasters: Upcasters): StoredEvent {
   const byVersion = upcasters[event.type];
-  if (!byVersion) return event;
+  // Checked before `data` is read: an event read as JSON text is parsed only when it is used (the
+  // outbox relay publishes the text), and most events are at their current version already.
+  if (!byVersion?.[event.schemaVersion]) return event;
   let { data, schemaVersion } = event;
   for (let upcast = byVersion[schemaVersion]; upcast; upcast = byVersion[schemaVersion]) {
     data = upcast(data);

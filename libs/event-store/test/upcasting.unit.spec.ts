@@ -40,6 +40,19 @@ describe('upcastEvent', () => {
     expect(upcastEvent(other, upcasters)).toBe(other);
   });
 
+  it('leaves the data of a current-version event unread (events read as JSON text parse it on use)', () => {
+    let reads = 0;
+    const current = storedEvent('ProcessRenamed', 3, undefined);
+    Object.defineProperty(current, 'data', {
+      get: () => {
+        reads += 1;
+        return { title: 'A', slug: 'a' };
+      },
+    });
+    expect(upcastEvent(current, upcasters)).toBe(current);
+    expect(reads).toBe(0);
+  });
+
   it('does not mutate the stored event', () => {
     const original = storedEvent('ProcessRenamed', 1, { name: 'X' });
     upcastEvent(original, upcasters);
