@@ -57,7 +57,10 @@ export interface EventTextRow extends Omit<EventRow, 'data' | 'metadata'> {
  * the texts are kept for `envelopeJson`. What the outbox relay reads: it publishes the texts and
  * mostly never looks inside (an upcaster that applies reads the data, and its event is new).
  */
-export function toStoredEventParsedLazily(row: EventTextRow): StoredEvent {
+export function toStoredEventParsedLazily(
+  row: EventTextRow,
+  parseMetadata: (text: string) => EventMetadata = parseMetadataText,
+): StoredEvent {
   // SQL NULL is what toStoredEvent reads as null data and empty metadata.
   const dataText = row.data ?? 'null';
   const metadataText = row.metadata === null || row.metadata === 'null' ? '{}' : row.metadata;
@@ -77,7 +80,7 @@ export function toStoredEventParsedLazily(row: EventTextRow): StoredEvent {
       return data.value;
     },
     get metadata(): EventMetadata {
-      metadata ??= JSON.parse(metadataText) as EventMetadata;
+      metadata ??= parseMetadata(metadataText);
       return metadata;
     },
     recordedAt: row.recorded_at instanceof Date ? row.recorded_at : new Date(row.recorded_at),
@@ -87,6 +90,26 @@ export function toStoredEventParsedLazily(row: EventTextRow): StoredEvent {
   if (!LONG_DIGIT_RUN.test(dataText) && !LONG_DIGIT_RUN.test(metadataText))
     rememberAppendedJson(event, dataText, metadataText);
   return event;
+}
+
+const parseMetadataText = (text: string): EventMetadata => JSON.parse(text) as EventMetadata;
+
+/**
+ * Parses metadata texts, reusing the previous parse for an equal text: a run's events, next to
+ * each other in a read, carry the same metadata, and the relay reads every event's (its subject
+ * names the organization and process) in the order it read them. Events of one read may share the
+ * parsed object: read-only, like every event a read returns.
+ */
+export function metadataParserOfOneRead(): (text: string) => EventMetadata {
+  let lastText: string | undefined;
+  let last: EventMetadata = {};
+  return (text) => {
+    if (text !== lastText) {
+      last = parseMetadataText(text);
+      lastText = text;
+    }
+    return last;
+  };
 }
 
 /** 22 digits: the shortest number JavaScript writes with an exponent and jsonb without (1e21). */

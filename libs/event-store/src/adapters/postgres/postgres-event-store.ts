@@ -33,6 +33,7 @@ import {
 import {
   EVENT_COLUMNS,
   EVENT_COLUMNS_AS_TEXT,
+  metadataParserOfOneRead,
   toStoredEvent,
   toStoredEventParsedLazily,
   type EventRow,
@@ -415,7 +416,10 @@ export class PostgresEventStore implements EventStore {
     }
     if (options.limit !== undefined) query = query.limit(options.limit);
     const rows = await query.execute();
-    if (options.jsonText) return (rows as EventTextRow[]).map((row) => this.upcast(toStoredEventParsedLazily(row)));
+    if (options.jsonText) {
+      const parseMetadata = metadataParserOfOneRead();
+      return (rows as EventTextRow[]).map((row) => this.upcast(toStoredEventParsedLazily(row, parseMetadata)));
+    }
     return (rows as EventRow[]).map((row) => this.upcast(toStoredEvent(row)));
   }
 
