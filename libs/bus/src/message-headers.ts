@@ -9,6 +9,10 @@ export const HEADER = {
   actor: 'weft-actor',
   /** Set to `1` on a reply whose body is a Problem instead of a result. */
   problem: 'weft-problem',
+  /** Set to `1` on a request whose HTTP reply's body may come back as its JSON text (`replyBodyAsJsonText`). */
+  replyBodyApart: 'weft-reply-body-apart',
+  /** On such a reply: the byte where the body's JSON starts, after the rest of the reply's (http-reply-apart.ts). */
+  httpBodyAt: 'weft-http-body-at',
 } as const;
 
 /**

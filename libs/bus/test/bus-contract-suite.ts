@@ -139,7 +139,7 @@ export function describeBusContract(name: string, harness: BusHarness): void {
         expect(reply).not.toBe(kept);
       });
 
-      it('answers an HTTP reply asked with replyBodyAsJsonText with the same JSON, its body maybe as text', async () => {
+      it('answers an HTTP reply asked with replyBodyAsJsonText with the same JSON, an object or array body as its text', async () => {
         const bus = await newBus();
         type Reply = { status: number; headers?: Record<string, string>; body?: unknown };
         const spec = request<{ kind: string }, Reply>(names().subject, [service], service);
@@ -155,14 +155,15 @@ export function describeBusContract(name: string, harness: BusHarness): void {
           expect(reply.status).toBe(201);
           expect(reply.headers).toEqual({ 'x-kind': kind });
           expect(JSON.stringify(reply.body)).toBe(JSON.stringify(bodies[kind]));
-          if (reply.body instanceof JsonText) {
-            expect(kind === 'object' || kind === 'array').toBe(true);
-            expect(reply.body.text).toBe(JSON.stringify(bodies[kind]));
-          } else {
-            expect(reply.body).toEqual(bodies[kind]);
-            if (kind === 'object') expect(reply.body).not.toBe(kept);
-          }
+          if (kind === 'object' || kind === 'array') {
+            expect(reply.body).toBeInstanceOf(JsonText);
+            expect((reply.body as JsonText).text).toBe(JSON.stringify(bodies[kind]));
+          } else expect(reply.body).toEqual(bodies[kind]);
         }
+        // Asked without it, the body is decoded, a copy.
+        const decoded = await bus.request(spec, { kind: 'object' });
+        expect(decoded.body).toEqual(kept);
+        expect(decoded.body).not.toBe(kept);
       });
 
       it('rethrows a handler ProblemError with the same problem', async () => {
@@ -245,6 +246,22 @@ export function describeBusContract(name: string, harness: BusHarness): void {
         const reply = await client.request(spec, { text: sent }, { actor, timeoutMs: 60_000 });
         expect(reply.length).toBe(sent.length);
         expect(reply.text).toBe(`${actor.userName}:${sent}${sent.slice(0, MB)}`);
+      });
+
+      it('carries an HTTP reply of several MB whole, its body asked as text', async () => {
+        const [server, client] = [await newBus(), await newBus()];
+        const spec = request<{ size: number }, { status: number; headers: Record<string, string>; body: unknown }>(
+          names().subject,
+          [service],
+          service,
+        );
+        const body = { text: text(3 * MB, 'reply'), note: 'naïve "quotes" \u2028' };
+        await server.serve(spec, async () => ({ status: 200, headers: { 'x-note': 'é' }, body }));
+        const reply = await client.request(spec, { size: 3 }, { timeoutMs: 60_000, replyBodyAsJsonText: true });
+        expect(reply.status).toBe(200);
+        expect(reply.headers).toEqual({ 'x-note': 'é' });
+        expect(reply.body).toBeInstanceOf(JsonText);
+        expect((reply.body as JsonText).text).toBe(JSON.stringify(body));
       });
 
       it('carries several large requests at once to replicas, each reply to its own caller', async () => {

@@ -105,13 +105,18 @@ export class ChunkEndpoint {
    * Answers `msg` with `body`: in one message when it fits, else with its first chunk while the
    * others wait here to be fetched. Any failure to send answers a small problem instead.
    */
-  reply(msg: Msg, body: Uint8Array, problem: boolean): void {
+  /** `bodyAt`: the reply is an HTTP reply sent apart (http-reply-apart.ts), its body from that byte. */
+  reply(msg: Msg, body: Uint8Array, problem: boolean, bodyAt?: number): void {
     try {
       if (body.length > this.limits.maxMessageBytes) {
         respondProblem(msg, messageTooLarge('reply', body.length, this.limits.maxMessageBytes), this.logger);
         return;
       }
-      const headers = problem ? toNatsHeaders({ [HEADER.problem]: '1' }) : undefined;
+      const headers = problem
+        ? toNatsHeaders({ [HEADER.problem]: '1' })
+        : bodyAt !== undefined
+          ? toNatsHeaders({ [HEADER.httpBodyAt]: String(bodyAt) })
+          : undefined;
       if (body.length <= payloadRoom(this.nc, headers)) {
         msg.respond(body, headers && { headers });
         return;

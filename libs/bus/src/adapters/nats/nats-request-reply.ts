@@ -11,6 +11,7 @@ import { problemFromError } from '../../problem-reply.js';
 import { ChunkEndpoint, type ChunkLimits } from './nats-chunk-endpoint.js';
 import { requestInChunks, wholeReply } from './nats-chunked-request.js';
 import { chunkPartOf, payloadRoom } from './nats-chunks.js';
+import { decodeReplyApart, encodeReplyApart } from './http-reply-apart.js';
 import { fromNatsHeaders, toNatsHeaders } from './nats-headers.js';
 
 const isNoResponders = (error: unknown): boolean =>
@@ -36,7 +37,9 @@ export async function natsRequest<Req, Res>(
       const timeLeft = () => Math.max(1, deadline - Date.now());
       const data = encodeJson(payload);
       if (data.length > limits.maxMessageBytes) throw messageTooLarge('request', data.length, limits.maxMessageBytes);
-      const headers = toNatsHeaders(outgoingHeaders(options));
+      const sent = outgoingHeaders(options);
+      if (options.replyBodyAsJsonText) sent[HEADER.replyBodyApart] = '1';
+      const headers = toNatsHeaders(sent);
       let reply: Msg;
       let body: Uint8Array;
       try {
@@ -53,7 +56,8 @@ export async function natsRequest<Req, Res>(
         throw error;
       }
       if (reply.headers?.get(HEADER.problem) === '1') throw ProblemError.fromProblem(decodeJson(body));
-      return decodeJson<Res>(body);
+      const bodyAt = reply.headers?.get(HEADER.httpBodyAt);
+      return bodyAt ? decodeReplyApart<Res>(body, Number(bodyAt)) : decodeJson<Res>(body);
     },
     { kind: 'client' },
   );
@@ -78,14 +82,18 @@ export function natsServe<Req, Res>(
       async () => {
         let body: Uint8Array;
         let problem = false;
+        let bodyAt: number | undefined;
         try {
           const payload = decodeRequest<Req>(data);
-          body = encodeJson(await handler(payload, messageContext(headers)));
+          const result = await handler(payload, messageContext(headers));
+          const apart = headers[HEADER.replyBodyApart] === '1' ? encodeReplyApart(result) : undefined;
+          body = apart ? apart.payload : encodeJson(result);
+          bodyAt = apart?.bodyAt;
         } catch (error) {
           problem = true;
           body = encodeJson(problemFromError(error, logger, spec.subject));
         }
-        if (msg.reply) chunks.reply(msg, body, problem);
+        if (msg.reply) chunks.reply(msg, body, problem, bodyAt);
       },
       { kind: 'server', parent: extractTraceContext(headers) },
     );
