@@ -57,7 +57,7 @@ export async function natsRequest<Req, Res>(
       }
       if (reply.headers?.get(HEADER.problem) === '1') throw ProblemError.fromProblem(decodeJson(body));
       const bodyAt = reply.headers?.get(HEADER.httpBodyAt);
-      return bodyAt ? decodeReplyApart<Res>(body, Number(bodyAt)) : decodeJson<Res>(body);
+      return bodyAt ? decodeReplyApart<Res>(body, bodyAt, spec.subject) : decodeJson<Res>(body);
     },
     { kind: 'client' },
   );

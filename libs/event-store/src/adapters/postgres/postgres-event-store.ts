@@ -66,6 +66,7 @@ export interface ReadAllRangeOptions extends ReadAllOptions {
   /**
    * Data and metadata come as the database's JSON text and are parsed only when read; the text
    * is kept for `envelopeJson` (the outbox relay publishes it without decoding and encoding again).
+   * Read-only: events of one read with equal metadata share the parsed object.
    */
   jsonText?: boolean;
 }
