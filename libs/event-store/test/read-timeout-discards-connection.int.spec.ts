@@ -16,7 +16,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 test('after an append gives up on the append lock under pg read timeout, later appends go through', async () => {
   const schema = uniqueName('read_timeout');
   const url = new URL(testDatabaseUrl());
-  url.searchParams.set('query_timeout', '300');
+  // The append below gives up after 1 s; its ROLLBACK, queued behind, gives up 1 s later, unsent,
+  // while the lock is still held (3 s): the case found. Each holder statement has 0.4 s to spare (a
+  // loaded CI machine once ran a 250 ms sleep past a 300 ms timeout).
+  url.searchParams.set('query_timeout', '1000');
   url.searchParams.set('application_name', schema);
   const database = await openDatabase({ url: url.toString(), schema, poolSize: 2 });
   const store = await PostgresEventStore.open(database);
@@ -29,9 +32,9 @@ test('after an append gives up on the append lock under pg read timeout, later a
       (error: Error) => error.message,
     );
   try {
-    // Holds the append lock about 750 ms, each statement within the read timeout.
+    // Holds the append lock about 3 s, each statement within the read timeout.
     const holder = store.appendTransaction(async (trx) => {
-      for (let i = 0; i < 3; i++) await sql`SELECT pg_sleep(0.25)`.execute(trx);
+      for (let i = 0; i < 5; i++) await sql`SELECT pg_sleep(0.6)`.execute(trx);
       return 'committed';
     });
     await sleep(50);
