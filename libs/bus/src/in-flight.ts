@@ -1,22 +1,20 @@
-import { MapLettingGo } from '@weft/collections';
+import { BagLettingGo } from '@weft/collections';
 
 /**
- * Tracks running handlers so a subscription can stop only after they settle. By number in a
- * MapLettingGo, not in a Set of promises: a Set's discarded hash tables would keep each handled
- * request's promise, and what it settled with, alive until the next full collection.
+ * Tracks running handlers so a subscription can stop only after they settle. In a BagLettingGo,
+ * not a Set of promises: a Set's discarded hash tables would keep each handled request's promise,
+ * and what it settled with, alive until the next full collection.
  */
 export class InFlight {
-  private readonly running = new MapLettingGo<number, Promise<unknown>>();
-  private nextId = 0;
+  private readonly running = new BagLettingGo<Promise<unknown>>();
 
   get size(): number {
     return this.running.size;
   }
 
   track<T>(work: Promise<T>): Promise<T> {
-    const id = this.nextId++;
-    this.running.set(id, work);
-    const done = (): void => void this.running.delete(id);
+    const key = this.running.add(work);
+    const done = (): void => void this.running.delete(key);
     void work.then(done, done);
     return work;
   }

@@ -1,1 +1,2 @@
 export * from './map-letting-go.js';
+export * from './bag-letting-go.js';

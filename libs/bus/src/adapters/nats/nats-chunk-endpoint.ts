@@ -104,8 +104,8 @@ export class ChunkEndpoint {
   /**
    * Answers `msg` with `body`: in one message when it fits, else with its first chunk while the
    * others wait here to be fetched. Any failure to send answers a small problem instead.
+   * `bodyAt`: the reply is an HTTP reply sent apart (http-reply-apart.ts), its body from that byte.
    */
-  /** `bodyAt`: the reply is an HTTP reply sent apart (http-reply-apart.ts), its body from that byte. */
   reply(msg: Msg, body: Uint8Array, problem: boolean, bodyAt?: number): void {
     try {
       if (body.length > this.limits.maxMessageBytes) {

@@ -1,4 +1,4 @@
-import { MapLettingGo } from '@weft/collections';
+import { BagLettingGo } from '@weft/collections';
 import type ivm from 'isolated-vm';
 import { createFrozenRealm, OVERSIZE_MARK, type FrozenRealm } from './frozen-realm.js';
 import { ScriptError } from './script-error.js';
@@ -97,12 +97,11 @@ export class ScriptSandbox {
    * `AbortSignal.any([turnWanted, closing])`: that leaves a WeakRef to each run's signal on the
    * long-lived `closing`, and V8's young-generation collections keep a WeakRef's target alive, so
    * every script run's signal, its listeners and the run state they hold were promoted to the old
-   * generation (about 7 KiB per script run) and collected only by a full mark-compact. By number
-   * in a MapLettingGo, not in a Set, for the same reason: a Set's discarded hash tables would keep
+   * generation (about 7 KiB per script run) and collected only by a full mark-compact. In a
+   * BagLettingGo, not a Set, for the same reason: a Set's discarded hash tables would keep
    * the controllers, and through their listeners the runs, alive until then.
    */
-  private readonly turnWanters = new MapLettingGo<number, AbortController>();
-  private nextTurnWanter = 0;
+  private readonly turnWanters = new BagLettingGo<AbortController>();
   private readonly maxOutputChars: number;
   private readonly timers: SandboxTimers;
 
@@ -179,8 +178,7 @@ export class ScriptSandbox {
     });
     const running = (async () => {
       // A run started after dispose() has failed already, in pool.acquire; dispose() aborts this one.
-      const wanter = this.nextTurnWanter++;
-      this.turnWanters.set(wanter, turnWanted);
+      const wanter = this.turnWanters.add(turnWanted);
       try {
         await turns.acquire(turnWanted.signal, organizationId);
       } finally {
